@@ -1,0 +1,490 @@
+"""Numeric evaluation of results: bounds, hypothesis checks and the largest feasible step size.
+
+Everything is vectorised: parameters may be scalars or NumPy arrays (broadcast together), and each
+result's expressions are lambdified once (with common-subexpression elimination) and cached on the
+result object, so a sweep over 10^6 points is one call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from . import vocabulary as vocab
+from .errors import ParameterError
+from .registry import get
+from .result import Hypothesis, Result
+
+Value = float | np.ndarray
+ArrayLike = float | int | Sequence[float] | np.ndarray
+
+# Relations between dimensions that hold for every result; tried after a result's own defaults.
+_GENERIC_DEFAULTS: tuple[tuple[str, sp.Expr], ...] = (
+    ("d_s", vocab.symbol("d") - vocab.symbol("d_c")),
+    ("d_c", vocab.symbol("d") - vocab.symbol("d_s")),
+    ("d", vocab.symbol("d_c") + vocab.symbol("d_s")),
+)
+# (smaller, larger): a given smaller > larger is bad input.
+_ORDER_RULES: tuple[tuple[str, str, str], ...] = (
+    ("d_c", "d", "the client side cannot hold more parameters than the model"),
+    ("d_s", "d", "the server side cannot hold more parameters than the model"),
+    ("n", "M", "cannot sample more clients per round than there are clients"),
+)
+
+_DOMAIN_RULE = {
+    "positive": "must be > 0",
+    "nonneg": "must be >= 0",
+    "count": "must be an integer >= 1",
+    "count0": "must be an integer >= 0",
+    "fraction": "must be in (0, 1]",
+    "real": "must be a finite real number",
+}
+
+
+def _as_result(result: Result | str) -> Result:
+    return get(result) if isinstance(result, str) else result
+
+
+def _fmt(v: np.ndarray) -> str:
+    flat = np.ravel(v)
+    return f"{flat[0]:g}" if flat.size == 1 else f"an array containing {flat[0]:g}"
+
+
+def _check_domain(name: str, v: np.ndarray, derived_from: str | None = None) -> None:
+    p = vocab.get(name)
+    if not np.all(np.isfinite(v)):
+        bad = v[~np.isfinite(v)]
+        raise ParameterError(name, f"must be finite (got {_fmt(bad)})")
+    dom = p.domain
+    if dom == "positive":
+        bad = v[v <= 0]
+    elif dom in ("nonneg", "count0"):
+        bad = v[v < 0]
+    elif dom == "count":
+        bad = v[v < 1]
+    elif dom == "fraction":
+        bad = v[(v <= 0) | (v > 1)]
+    else:
+        bad = v[:0]
+    if bad.size == 0 and p.integer and derived_from is None:
+        bad = v[v != np.round(v)]
+    if bad.size:
+        how = f" (derived as {derived_from})" if derived_from else ""
+        raise ParameterError(name, f"{_DOMAIN_RULE[dom]}{how} (got {_fmt(bad)})")
+
+
+@cache
+def _lambdify(args: tuple[sp.Symbol, ...], exprs: tuple[sp.Expr, ...]) -> Callable[..., Any]:
+    return sp.lambdify(args, list(exprs), modules="numpy", cse=True)
+
+
+def _call(exprs: Sequence[sp.Expr], values: Mapping[str, Value]) -> list[Value]:
+    syms: set[sp.Symbol] = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
+    args = tuple(sorted(syms, key=lambda s: s.name))
+    f = _lambdify(args, tuple(exprs))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = f(*(values[a.name] for a in args))
+    return [np.asarray(o, dtype=float) if np.ndim(o) else float(o) for o in out]
+
+
+def resolve(
+    result: Result | str, params: Mapping[str, ArrayLike], required: Sequence[str] | None = None
+) -> tuple[dict[str, Value], dict[str, str], list[str]]:
+    """Validate user parameters for ``result`` and fill in its defaults.
+
+    Returns ``(values, derived, unused)``: canonical name -> value, the names filled in by a default
+    (name -> formula), and the given names the result does not use.
+    """
+    r = _as_result(result)
+    aliases = vocab.aliases_for(r.paper)
+    values: dict[str, Value] = {}
+    given_as: dict[str, str] = {}
+    for key, raw in params.items():
+        name = key if vocab.is_known(key) else aliases.get(key)
+        if name is None:
+            hint = f"; {r.paper} aliases: {', '.join(sorted(aliases))}" if aliases else ""
+            raise ParameterError(key, f"unknown parameter name (see `sfltheory vocabulary`){hint}")
+        if name in given_as:
+            raise ParameterError(key, f"given twice (as '{given_as[name]}' and '{key}')")
+        given_as[name] = key
+        try:
+            arr = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            raise ParameterError(key, f"must be a number (got {raw!r})") from None
+        _check_domain(name, arr)
+        values[name] = float(arr) if arr.ndim == 0 else arr
+    for small, large, why in _ORDER_RULES:
+        if small in values and large in values and np.any(np.asarray(values[small]) > values[large]):
+            raise ParameterError(small, f"must be <= {large}: {why} (got {small} > {large})")
+    if all(k in values for k in ("d", "d_c", "d_s")):
+        if np.any(np.abs(np.asarray(values["d_c"]) + values["d_s"] - values["d"]) > 1e-9 * np.asarray(values["d"])):
+            raise ParameterError("d", "must equal d_c + d_s")
+
+    derived: dict[str, str] = {}
+    for name, expr in (*r.defaults, *_GENERIC_DEFAULTS):
+        if name in values or not all(s.name in values for s in expr.free_symbols):
+            continue
+        (v,) = _call([expr], values)
+        formula = f"{expr}"
+        _check_domain(name, np.asarray(v), derived_from=formula)
+        values[name] = v
+        derived[name] = formula
+
+    need = r.parameters() if required is None else list(required)
+    for name in need:
+        if name not in values:
+            meaning = vocab.get(name).meaning if vocab.is_known(name) else ""
+            raise ParameterError(name, f"missing: {r.id} needs it ({meaning})")
+    unused = sorted(given_as[n] for n in given_as if n not in need and n not in _used_by_defaults(r, need))
+    return values, derived, unused
+
+
+def _used_by_defaults(r: Result, need: Sequence[str]) -> set[str]:
+    used: set[str] = set()
+    for name, expr in (*r.defaults, *_GENERIC_DEFAULTS):
+        if name in need:
+            used |= {s.name for s in expr.free_symbols}
+    return used
+
+
+# ---------------------------------------------------------------------------------------------------
+@dataclass
+class HypothesisCheck:
+    name: str
+    kind: str
+    source: str
+    printed: str
+    holds: bool | np.ndarray
+    slack: Value  # >= 0 (> 0 for strict) when it holds; for equalities -|lhs - rhs|
+    lhs: Value
+    rhs: Value
+    note: str = ""
+
+
+@dataclass
+class Evaluation:
+    id: str
+    value: Value
+    terms: dict[str, Value]
+    hypotheses: list[HypothesisCheck]
+    params: dict[str, Value]
+    derived: dict[str, str] = field(default_factory=dict)
+    unused: list[str] = field(default_factory=list)
+
+    @property
+    def applies(self) -> bool | np.ndarray:
+        """Every hypothesis the statement prints holds (validity conditions included)."""
+        return _all(h.holds for h in self.hypotheses if h.source == "statement")
+
+    @property
+    def proof_conditions_hold(self) -> bool | np.ndarray:
+        """Every condition the proof uses beyond the statement holds."""
+        return _all(h.holds for h in self.hypotheses if h.source != "statement")
+
+    @property
+    def void(self) -> bool | np.ndarray:
+        """A validity condition fails: the bound is meaningless, not merely unproven."""
+        return _any(not_(h.holds) for h in self.hypotheses if h.kind == "validity")
+
+    def failed(self, source: str | None = None) -> list[HypothesisCheck]:
+        """Hypotheses that fail (at any point of an array evaluation)."""
+        return [
+            h for h in self.hypotheses if (source is None or h.source == source) and not bool(np.all(h.holds))
+        ]
+
+    def verdict(self) -> str:
+        """One plain sentence on whether the bound applies (scalar evaluations)."""
+        if bool(np.any(self.void)):
+            names = ", ".join(h.name for h in self.hypotheses if h.kind == "validity" and not np.all(h.holds))
+            return f"the bound is void: validity condition {names} fails"
+        stated = self.failed("statement")
+        if stated:
+            return "the bound does not apply: " + "; ".join(f"{h.name} fails" for h in stated)
+        extra = [h for h in self.failed() if h.source != "statement"]
+        if extra:
+            return "the statement's conditions hold, but the proof also needs " + "; ".join(
+                f"{h.name} ({h.source}), which fails" for h in extra
+            )
+        return "every hypothesis holds: the bound applies"
+
+
+def not_(x: bool | np.ndarray) -> bool | np.ndarray:
+    return np.logical_not(x) if isinstance(x, np.ndarray) else not x
+
+
+def _all(xs: Any) -> bool | np.ndarray:
+    out: bool | np.ndarray = True
+    for x in xs:
+        out = np.logical_and(out, x) if isinstance(x, np.ndarray) or isinstance(out, np.ndarray) else (out and x)
+    return out
+
+
+def _any(xs: Any) -> bool | np.ndarray:
+    out: bool | np.ndarray = False
+    for x in xs:
+        out = np.logical_or(out, x) if isinstance(x, np.ndarray) or isinstance(out, np.ndarray) else (out or x)
+    return out
+
+
+def _check(h: Hypothesis, lhs: Value, rhs: Value) -> HypothesisCheck:
+    lhs_a, rhs_a = np.asarray(lhs), np.asarray(rhs)
+    if h.rel == "<=":
+        slack, holds = rhs_a - lhs_a, lhs_a <= rhs_a
+    elif h.rel == "<":
+        slack, holds = rhs_a - lhs_a, lhs_a < rhs_a
+    elif h.rel == ">=":
+        slack, holds = lhs_a - rhs_a, lhs_a >= rhs_a
+    elif h.rel == ">":
+        slack, holds = lhs_a - rhs_a, lhs_a > rhs_a
+    else:
+        gap = np.abs(lhs_a - rhs_a)
+        slack, holds = -gap, gap <= h.atol + h.rtol * np.abs(rhs_a)
+    scalar = slack.ndim == 0
+    return HypothesisCheck(
+        h.name,
+        h.kind,
+        h.source,
+        h.printed,
+        bool(holds) if scalar else holds,
+        float(slack) if scalar else slack,
+        float(lhs_a) if lhs_a.ndim == 0 else lhs_a,
+        float(rhs_a) if rhs_a.ndim == 0 else rhs_a,
+        h.note,
+    )
+
+
+def evaluate(result: Result | str, params: Mapping[str, ArrayLike] | None = None, **kw: ArrayLike) -> Evaluation:
+    """Evaluate a result's bound (total and each term) and check every hypothesis.
+
+    A result whose hypotheses fail is still evaluated; :meth:`Evaluation.verdict` says plainly that the
+    bound does not apply. Results stated only up to constants raise an error naming the explicit
+    edition to use.
+    """
+    r = _as_result(result)
+    if not r.explicit:
+        see = f"; use {r.see}" if r.see else ""
+        raise ParameterError(r.id, f"stated only up to constants ({r.rate}): the paper gives no bound to evaluate{see}")
+    values, derived, unused = resolve(r, {**(params or {}), **kw})
+    exprs = [t.expr for t in r.terms] + [h.lhs for h in r.hypotheses] + [h.rhs for h in r.hypotheses]
+    out = _call(exprs, values)
+    n, k = len(r.terms), len(r.hypotheses)
+    terms = dict(zip((t.name for t in r.terms), out[:n], strict=True))
+    total: Value = sum(out[:n][1:], start=out[0]) if n else 0.0
+    checks = [_check(h, out[n + i], out[n + k + i]) for i, h in enumerate(r.hypotheses)]
+    return Evaluation(r.id, total, terms, checks, values, derived, unused)
+
+
+def bound_function(result: Result | str) -> Callable[..., Value]:
+    """The bound as a plain vectorised function of keyword arguments (no validation, no defaults).
+
+    For tight loops where inputs are already valid; :func:`evaluate` is the checked entry point.
+    """
+    r = _as_result(result)
+    expr = r.bound_expr
+    args = tuple(sorted(expr.free_symbols, key=lambda s: s.name))
+    f = _lambdify(args, (expr,))
+
+    def bound(**values: ArrayLike) -> Value:
+        (v,) = f(*(values[a.name] for a in args))
+        return v  # type: ignore[no-any-return]
+
+    bound.__doc__ = f"Bound of {r.id}; arguments: {', '.join(a.name for a in args)}"
+    return bound
+
+
+# ---------------------------------------------------------------------------------------------------
+@dataclass
+class Branch:
+    """One step-size condition solved for the step: ``step <= bound``."""
+
+    name: str
+    source: str
+    printed: str
+    bound: Value  # largest step this branch allows (inf: does not constrain it)
+    holds: bool | np.ndarray | None  # at the given step, if one was given
+    slack: Value | None  # bound - step
+    group: str = ""
+
+
+@dataclass
+class StepCheck:
+    id: str
+    step: str
+    given: Value | None
+    max_step: Value  # over the statement's branches
+    binding: str | np.ndarray
+    max_step_all: Value  # statement + proof + implicit branches
+    binding_all: str | np.ndarray
+    branches: list[Branch]
+    other: list[HypothesisCheck]  # couplings and choices on the step (e.g. eta_c = tau * eta_s)
+
+    def advice(self) -> str:
+        if self.given is None:
+            return f"{self.step} <= {_num(self.max_step)} (binding: {self.binding})"
+        failing = [b for b in self.branches if b.holds is not None and not bool(np.all(b.holds))]
+        if not failing:
+            tail = ""
+            if bool(np.any(np.asarray(self.given) > self.max_step_all)):
+                tail = (
+                    f"; the proof's own conditions need {self.step} <= {_num(self.max_step_all)} "
+                    f"(binding: {self.binding_all})"
+                )
+            return f"{self.step} = {_num(self.given)} satisfies every stated branch; binding: {self.binding}{tail}"
+        stated = [b for b in failing if b.source == "statement"]
+        target = self.max_step if stated else self.max_step_all
+        names = ", ".join(b.name for b in failing)
+        return f"{self.step} = {_num(self.given)} violates {names}: reduce {self.step} to <= {_num(target)}"
+
+
+def _num(v: Value | None) -> str:
+    if v is None:
+        return "-"
+    a = np.asarray(v)
+    return f"{float(a):.6g}" if a.ndim == 0 else f"array(min={np.min(a):.6g}, max={np.max(a):.6g})"
+
+
+@cache
+def _step_solutions(r: Result, step: str) -> dict[str, tuple[sp.Expr, ...] | None]:
+    """For each step-size hypothesis, the roots of ``lhs = rhs`` in the step once the result's
+    defaults that depend on the step (e.g. ``eta_c = tau * eta``) are substituted; None when SymPy
+    cannot isolate the step (then a numeric search is used)."""
+    s = vocab.symbol(step)
+    subs = {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
+    out: dict[str, tuple[sp.Expr, ...] | None] = {}
+    for h in _step_hypotheses(r, step):
+        diff = sp.simplify((h.lhs - h.rhs).subs(subs))
+        if s not in diff.free_symbols:
+            out[h.name] = ()
+            continue
+        try:
+            roots = sp.solve(diff, s)
+        except (NotImplementedError, ValueError):
+            roots = None
+        out[h.name] = tuple(roots) if roots else None
+    return out
+
+
+def _step_hypotheses(r: Result, step: str) -> list[Hypothesis]:
+    s = vocab.symbol(step)
+    subs = {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
+    return [
+        h
+        for h in r.hypotheses
+        if h.kind == "step_size"
+        and h.rel in ("<=", "<")
+        and s in (h.lhs.free_symbols | h.rhs.free_symbols | (h.lhs - h.rhs).subs(subs).free_symbols)
+    ]
+
+
+def _branch_bound(r: Result, h: Hypothesis, step: str, roots: tuple[sp.Expr, ...] | None, values: dict[str, Value]) -> Value:
+    s = vocab.symbol(step)
+    subs = {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
+    slack_expr = (h.rhs - h.lhs).subs(subs)
+    shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
+    if roots == ():
+        (sl,) = _call([slack_expr], values)
+        return np.where(np.asarray(sl) >= 0, np.inf, 0.0) if shape else (math.inf if sl >= 0 else 0.0)
+    others = {k: v for k, v in values.items() if k != step}
+    if roots is not None:
+        vals = _call(list(roots), others)
+        cand = np.stack([np.broadcast_to(np.real_if_close(np.asarray(v, dtype=complex)).real, shape) for v in vals])
+        cand = np.where(cand > 0, cand, np.inf)
+        best = cand.min(axis=0)
+    else:
+        best = _bisect(slack_expr, step, others, shape)
+    return float(best) if np.ndim(best) == 0 else best
+
+
+def _bisect(slack_expr: sp.Expr, step: str, values: dict[str, Value], shape: tuple[int, ...]) -> np.ndarray:
+    """Largest step with slack >= 0, assuming the feasible set is an interval (0, s*]."""
+
+    def ok(x: np.ndarray) -> np.ndarray:
+        (sl,) = _call([slack_expr], {**values, step: x})
+        return np.broadcast_to(np.asarray(sl) >= 0, shape)
+
+    lo = np.zeros(shape)
+    hi = np.ones(shape)
+    for _ in range(2100):  # bracket: grow or shrink by 2 until hi is infeasible and lo feasible
+        good = ok(hi)
+        if not np.any(good):
+            break
+        lo = np.where(good, hi, lo)
+        hi = np.where(good, hi * 2, hi)
+        if np.all(hi > 1e300):
+            return np.where(good, np.inf, lo)
+    for _ in range(200):
+        mid = np.where(lo > 0, (lo + hi) / 2, hi / 2)
+        good = ok(mid)
+        lo = np.where(good, mid, lo)
+        hi = np.where(good, hi, mid)
+        if np.all((hi - lo) <= 1e-15 * hi):
+            break
+    return lo
+
+
+def max_step(result: Result | str, params: Mapping[str, ArrayLike] | None = None, **kw: ArrayLike) -> StepCheck:
+    """The largest step size that satisfies every step-size branch, and which branch binds.
+
+    ``params`` need only hold what the step-size conditions depend on. If the step itself (or the
+    parameters it is derived from, e.g. ``eta_s``) is given, each branch also reports its slack.
+    """
+    r = _as_result(result)
+    if r.step is None:
+        raise ParameterError(r.id, "this result constrains no step size")
+    hyps = _step_hypotheses(r, r.step)
+    others = [h for h in r.hypotheses if h.kind in ("coupling", "choice") and _mentions_step(r, h)]
+    names: set[str] = set()
+    for h in hyps + others:
+        names |= {x.name for x in h.lhs.free_symbols | h.rhs.free_symbols}
+    raw = {**(params or {}), **kw}
+    values, _, _ = resolve(r, raw, required=sorted(names - _step_family(r)))
+    given = values.get(r.step)
+    solutions = _step_solutions(r, r.step)
+    branches: list[Branch] = []
+    for h in hyps:
+        b = _branch_bound(r, h, r.step, solutions[h.name], values)
+        holds: bool | np.ndarray | None = None
+        slack: Value | None = None
+        if all(x.name in values for x in h.lhs.free_symbols | h.rhs.free_symbols):
+            lhs, rhs = _call([h.lhs, h.rhs], values)
+            chk = _check(h, lhs, rhs)
+            holds, slack = chk.holds, (b - given if given is not None else chk.slack)
+        branches.append(Branch(h.name, h.source, h.printed, b, holds, slack, h.group))
+    other_checks = []
+    for h in others:
+        if all(x.name in values for x in h.lhs.free_symbols | h.rhs.free_symbols):
+            lhs, rhs = _call([h.lhs, h.rhs], values)
+            other_checks.append(_check(h, lhs, rhs))
+    stated = [b for b in branches if b.source == "statement"] or branches
+    m, bind = _min_branch(stated)
+    m_all, bind_all = _min_branch(branches)
+    return StepCheck(r.id, r.step, given, m, bind, m_all, bind_all, branches, other_checks)
+
+
+def _step_family(r: Result) -> set[str]:
+    """The step and the step sizes defined from it (eta_s = eta, eta_c = tau * eta, ...)."""
+    assert r.step is not None
+    s = vocab.symbol(r.step)
+    return {r.step} | {n for n, e in r.defaults if s in e.free_symbols}
+
+
+def _mentions_step(r: Result, h: Hypothesis) -> bool:
+    fam = _step_family(r)
+    return any(x.name in fam for x in h.lhs.free_symbols | h.rhs.free_symbols)
+
+
+def _min_branch(branches: list[Branch]) -> tuple[Value, str | np.ndarray]:
+    if not branches:
+        return math.inf, "none"
+    stack = np.stack([np.asarray(b.bound, dtype=float) * np.ones(1) if np.ndim(b.bound) == 0 else b.bound for b in branches])
+    idx = np.argmin(stack, axis=0)
+    m = np.min(stack, axis=0)
+    if m.shape == (1,) and all(np.ndim(b.bound) == 0 for b in branches):
+        return float(m[0]), branches[int(idx[0])].name
+    return m, np.array([branches[i].name for i in np.ravel(idx)]).reshape(idx.shape)

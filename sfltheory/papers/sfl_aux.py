@@ -1,0 +1,7 @@
+"""Results of the sfl_aux seed: not encoded yet (issue 3)."""
+
+from __future__ import annotations
+
+from ..result import Result
+
+RESULTS: tuple[Result, ...] = ()

@@ -1,0 +1,7 @@
+"""Results of the sl_noniid seed: not encoded yet (issue 3)."""
+
+from __future__ import annotations
+
+from ..result import Result
+
+RESULTS: tuple[Result, ...] = ()

@@ -1,0 +1,110 @@
+"""The theorem model: a convergence result as a declarative object.
+
+A :class:`Result` holds everything a paper states about one bound (and nothing computed): where it is
+printed, the assumptions it uses, its hypotheses branch by branch, its bound as a sum of named terms and
+its rate. Evaluation lives in :mod:`sfltheory.evaluate`.
+
+Editions: when the appendix restates a result differently, or the proof's last display derives something
+other than the statement, that is another edition of the same result (``paper/label@proof``,
+``paper/label@appendix``). Differences are recorded as :class:`Discrepancy` entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import sympy as sp
+
+from .assumptions import Assumption
+
+Relation = Literal["<=", "<", "==", ">=", ">"]
+HypothesisKind = Literal["step_size", "smoothing", "coupling", "domain", "validity", "choice"]
+# statement: printed in the result; proof: printed inside the proof only; implicit: needed by a step of
+# the proof (a term dropped, two coefficients combined) but printed nowhere -- derived by us, with a note.
+Source = Literal["statement", "proof", "implicit"]
+Kind = Literal["theorem", "corollary", "proposition", "lemma", "model"]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    seed: str  # file name in shared/seeds
+    label: str  # e.g. "Theorem 4.1"
+    equation: str | None = None  # e.g. "(8)"
+    section: str = ""  # e.g. "Sec. 4.1"
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str
+    expr: sp.Expr
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """``lhs REL rhs``. For a step-size branch ``lhs`` is the step size and ``rhs`` its bound."""
+
+    name: str
+    lhs: sp.Expr
+    rel: Relation
+    rhs: sp.Expr
+    kind: HypothesisKind
+    printed: str  # the condition as the paper prints it (LaTeX)
+    source: Source = "statement"
+    where: str = ""  # where in the seed it is printed or used
+    group: str = ""  # branches of one min{...} share a group
+    note: str = ""
+    atol: float = 0.0  # equalities: |lhs - rhs| <= atol + rtol*|rhs| counts as holding
+    rtol: float = 1e-9
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """A place where the paper does not hold together; recorded, never fixed silently."""
+
+    where: str
+    printed: str
+    expected: str
+    note: str = ""
+
+
+@dataclass(frozen=True, eq=False)  # identity hash: compiled functions are cached per object
+class Result:
+    paper: str
+    label: str  # e.g. "thm4.1"
+    kind: Kind
+    title: str
+    provenance: Provenance
+    lhs: str  # what is bounded, in words
+    terms: tuple[Term, ...]
+    hypotheses: tuple[Hypothesis, ...] = ()
+    assumptions: tuple[Assumption, ...] = ()
+    edition: str = ""  # "" for the main-text statement, else "proof", "appendix", ...
+    statement: str = ""  # LaTeX of the bound as printed
+    rate: str | None = None  # big-O rate as printed (LaTeX), None if the paper states none
+    step: str | None = None  # the step size the hypotheses constrain (for check-lr / max_step)
+    defaults: tuple[tuple[str, sp.Expr], ...] = ()  # (name, expr) filled in order when not given
+    explicit: bool = True  # False: stated only up to constants; ``bound`` refuses and names ``see``
+    see: str | None = None  # the explicit edition to use instead
+    discrepancies: tuple[Discrepancy, ...] = ()
+    notes: tuple[str, ...] = ()
+    notation: dict[str, str] = field(default_factory=dict)  # canonical -> printed, beyond the paper's
+
+    @property
+    def id(self) -> str:
+        base = f"{self.paper}/{self.label}"
+        return f"{base}@{self.edition}" if self.edition else base
+
+    @property
+    def bound_expr(self) -> sp.Expr:
+        return sp.Add(*(t.expr for t in self.terms))
+
+    def parameters(self) -> list[str]:
+        """Canonical names the bound and hypotheses depend on (after defaults are applied)."""
+        names: set[str] = set()
+        for t in self.terms:
+            names |= {s.name for s in t.expr.free_symbols}
+        for h in self.hypotheses:
+            names |= {s.name for s in (h.lhs.free_symbols | h.rhs.free_symbols)}
+        return sorted(names)

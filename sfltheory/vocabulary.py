@@ -1,0 +1,159 @@
+"""The canonical vocabulary: one name per quantity, shared by every paper.
+
+Measured constants (``verify``) and user input use these names, so the same ``L`` or ``sigma2`` plugs
+into every theorem. Each paper's own notation is recorded in :data:`PAPER_NOTATION`; ASCII spellings of
+it are accepted as aliases where they do not collide with a canonical name (:func:`aliases_for`).
+
+Domains
+-------
+``positive``      real, > 0            ``nonneg``   real, >= 0
+``count``         integer, >= 1        ``count0``   integer, >= 0
+``fraction``      real, in (0, 1]      ``real``     any finite real
+
+Scaling conventions (as the seeds use them, and as ``verify`` measures them): losses are *means* over
+samples, so ``L`` is the smoothness of the mean loss and ``sigma2`` the variance of a *single-sample*
+gradient unless a theorem says it is per mini-batch (then its hypotheses name ``batch``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import sympy as sp
+
+Domain = Literal["positive", "nonneg", "count", "count0", "fraction", "real"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A canonical parameter."""
+
+    name: str
+    latex: str
+    meaning: str
+    domain: Domain
+    group: str = "constant"  # constant | count | step | dimension | zo | time | derived
+
+    @property
+    def symbol(self) -> sp.Symbol:
+        return symbol(self.name)
+
+    @property
+    def integer(self) -> bool:
+        return self.domain in ("count", "count0")
+
+
+_P = Param
+_PARAMS: dict[str, Param] = {}
+
+
+def _register(*params: Param) -> None:
+    for p in params:
+        if p.name in _PARAMS and _PARAMS[p.name] != p:
+            raise ValueError(f"vocabulary: '{p.name}' registered twice with different meanings")
+        _PARAMS[p.name] = p
+
+
+_register(
+    # problem constants
+    _P("L", "L", "smoothness constant (Lipschitz constant of the gradient)", "positive"),
+    _P("F", r"\mathcal{F}", "initial optimality gap f(x^0) - f^*", "nonneg"),
+    _P("sigma2", r"\sigma^2", "stochastic-gradient variance bound", "nonneg"),
+    _P("sigma_c2", r"\sigma_c^2", "variance bound of the client-side gradient", "nonneg"),
+    _P("sigma_s2", r"\sigma_s^2", "variance bound of the server-side gradient", "nonneg"),
+    _P("eps2", r"\epsilon^2", "heterogeneity bound ||grad f_m - grad f||^2 <= eps^2", "nonneg"),
+    _P("B2", "B^2", "bounded dissimilarity, multiplicative part", "nonneg"),
+    _P("G2", "G^2", "bounded dissimilarity, additive part (or gradient-norm bound)", "nonneg"),
+    _P("G_c2", "G_c^2", "bound on the client-side gradient norm", "nonneg"),
+    _P("G_s2", "G_s^2", "bound on the server-side gradient norm", "nonneg"),
+    _P("kappa", r"\kappa", "effective-rank bound tr(H)/||H||_2", "positive"),
+    _P("delta", r"\delta", "client-output (smashed data) drift bound", "nonneg"),
+    # counts
+    _P("T", "T", "number of communication rounds", "count", "count"),
+    _P("M", "M", "number of clients", "count", "count"),
+    _P("n", "n", "clients sampled per round", "count", "count"),
+    _P("tau", r"\tau", "server steps per round", "count", "count"),
+    _P("K", "K", "local steps per client per round", "count", "count"),
+    _P("l", "l", "server update period", "count", "count"),
+    _P("P", "P", "zeroth-order perturbations per estimate", "count", "count"),
+    _P("batch", "b", "mini-batch size", "count", "count"),
+    # dimensions
+    _P("d", "d", "number of model parameters", "count", "dimension"),
+    _P("d_c", "d_c", "number of client-side parameters", "count", "dimension"),
+    _P("d_s", "d_s", "number of server-side parameters", "count", "dimension"),
+    # zeroth order
+    _P("lam", r"\lambda", "zeroth-order smoothing radius", "positive", "zo"),
+    # step sizes
+    _P("eta", r"\eta", "unified step size", "positive", "step"),
+    _P("eta_c", r"\eta_c", "client step size", "positive", "step"),
+    _P("eta_s", r"\eta_s", "server step size", "positive", "step"),
+    _P("eta_g", r"\eta_g", "global (aggregation) step size", "positive", "step"),
+    _P("eta_l", r"\eta_l", "local step size", "positive", "step"),
+    # wall-clock model (MU-SplitFed eq. 12)
+    _P("T0", "T_0", "rounds to converge without unbalanced updates (tau = 1)", "positive", "count"),
+    _P("t_straggler", r"t_{\mathrm{straggler}}", "per-round delay of the slowest client (s)", "positive", "time"),
+    _P("t_server", r"t_{\mathrm{server}}", "time of one server-side update (s)", "positive", "time"),
+)
+
+# Paper notation: canonical name -> the symbol as the paper prints it (LaTeX).
+PAPER_NOTATION: dict[str, dict[str, str]] = {
+    "mu_splitfed": {"lam": r"\lambda", "F": r"\mathcal{F}", "eps2": r"\epsilon^2"},
+    "heron_sfl": {"M": "N", "K": "h", "lam": r"\mu", "batch": "B", "G_c2": "G_c^2", "G_s2": "G_s^2"},
+    "sl_noniid": {"T": "R", "M": "N", "sigma2": r"\sigma^2", "B2": "B^2", "G2": "G^2"},
+    "cut_layer": {"L": "S", "M": "K", "K": r"\tau", "batch": "B_k"},
+    "sfl_aux": {"M": "m", "eps2": r"\sigma_G^2", "sigma2": r"\sigma_L^2", "eta_l": r"\mu_L", "eta": r"\mu"},
+}
+
+# ASCII spellings a user may type for the paper symbols above.
+_ASCII_ALIASES: dict[str, dict[str, str]] = {
+    "mu_splitfed": {"lambda": "lam", "epsilon2": "eps2", "sigma_c^2": "sigma_c2", "sigma_s^2": "sigma_s2"},
+    "heron_sfl": {"N": "M", "h": "K", "mu": "lam", "B": "batch"},
+    "sl_noniid": {"R": "T", "N": "M"},
+    "cut_layer": {"S": "L", "B_k": "batch"},
+    "sfl_aux": {"m": "M", "sigma_G2": "eps2", "sigma_L2": "sigma2", "mu_L": "eta_l", "mu": "eta"},
+}
+
+_SYMBOLS: dict[str, sp.Symbol] = {}
+
+
+def symbol(name: str) -> sp.Symbol:
+    """The SymPy symbol of a canonical name (positive, so SymPy simplifies square roots sensibly)."""
+    s = _SYMBOLS.get(name)
+    if s is None:
+        s = _SYMBOLS[name] = sp.Symbol(name, positive=True)
+    return s
+
+
+def symbols(names: str) -> tuple[sp.Symbol, ...]:
+    return tuple(symbol(n) for n in names.split())
+
+
+def register(*params: Param) -> None:
+    """Add paper-specific parameters (called by paper modules at import)."""
+    _register(*params)
+
+
+def get(name: str) -> Param:
+    try:
+        return _PARAMS[name]
+    except KeyError:
+        raise KeyError(name) from None
+
+
+def is_known(name: str) -> bool:
+    return name in _PARAMS
+
+
+def all_params() -> list[Param]:
+    return list(_PARAMS.values())
+
+
+def aliases_for(paper: str) -> dict[str, str]:
+    """Unambiguous ASCII aliases of a paper: alias -> canonical. Aliases that spell a canonical name
+    (e.g. ``K``, clients in cut_layer but local steps canonically) are not accepted."""
+    return {a: c for a, c in _ASCII_ALIASES.get(paper, {}).items() if a not in _PARAMS}
+
+
+def latex_names() -> dict[sp.Symbol, str]:
+    return {symbol(p.name): p.latex for p in _PARAMS.values()}
