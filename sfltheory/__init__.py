@@ -13,7 +13,7 @@ This package never imports torch; the empirical side lives in ``verify``.
 """
 
 from .errors import ParameterError, SflTheoryError, UnknownResultError
-from .evaluate import Evaluation, StepCheck, bound_function, evaluate, max_step, resolve
+from .evaluate import Evaluation, StepCheck, bound_function, bound_value, evaluate, max_step, resolve
 from .registry import catalogue, editions, get, results
 from .result import Discrepancy, Hypothesis, Provenance, Result, Term
 
@@ -31,6 +31,7 @@ __all__ = [
     "Term",
     "UnknownResultError",
     "bound_function",
+    "bound_value",
     "catalogue",
     "editions",
     "evaluate",

@@ -194,9 +194,7 @@ class Evaluation:
 
     def failed(self, source: str | None = None) -> list[HypothesisCheck]:
         """Hypotheses that fail (at any point of an array evaluation)."""
-        return [
-            h for h in self.hypotheses if (source is None or h.source == source) and not bool(np.all(h.holds))
-        ]
+        return [h for h in self.hypotheses if (source is None or h.source == source) and not bool(np.all(h.holds))]
 
     def verdict(self) -> str:
         """One plain sentence on whether the bound applies (scalar evaluations)."""
@@ -280,6 +278,17 @@ def evaluate(result: Result | str, params: Mapping[str, ArrayLike] | None = None
     return Evaluation(r.id, total, terms, checks, values, derived, unused)
 
 
+def bound_value(result: Result | str, params: Mapping[str, ArrayLike] | None = None, **kw: ArrayLike) -> Value:
+    """Just the bound, with parameters validated and defaults applied: the fast checked path for sweeps."""
+    r = _as_result(result)
+    if not r.explicit:
+        evaluate(r)  # raises the explanation
+    expr = r.bound_expr
+    values, _, _ = resolve(r, {**(params or {}), **kw}, required=sorted(s.name for s in expr.free_symbols))
+    (v,) = _call([expr], values)
+    return v
+
+
 def bound_function(result: Result | str) -> Callable[..., Value]:
     """The bound as a plain vectorised function of keyword arguments (no validation, no defaults).
 
@@ -292,7 +301,7 @@ def bound_function(result: Result | str) -> Callable[..., Value]:
 
     def bound(**values: ArrayLike) -> Value:
         (v,) = f(*(values[a.name] for a in args))
-        return v  # type: ignore[no-any-return]
+        return v
 
     bound.__doc__ = f"Bound of {r.id}; arguments: {', '.join(a.name for a in args)}"
     return bound
@@ -382,7 +391,9 @@ def _step_hypotheses(r: Result, step: str) -> list[Hypothesis]:
     ]
 
 
-def _branch_bound(r: Result, h: Hypothesis, step: str, roots: tuple[sp.Expr, ...] | None, values: dict[str, Value]) -> Value:
+def _branch_bound(
+    r: Result, h: Hypothesis, step: str, roots: tuple[sp.Expr, ...] | None, values: dict[str, Value]
+) -> Value:
     s = vocab.symbol(step)
     subs = {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
     slack_expr = (h.rhs - h.lhs).subs(subs)
@@ -482,7 +493,9 @@ def _mentions_step(r: Result, h: Hypothesis) -> bool:
 def _min_branch(branches: list[Branch]) -> tuple[Value, str | np.ndarray]:
     if not branches:
         return math.inf, "none"
-    stack = np.stack([np.asarray(b.bound, dtype=float) * np.ones(1) if np.ndim(b.bound) == 0 else b.bound for b in branches])
+    stack = np.stack(
+        [np.asarray(b.bound, dtype=float) * np.ones(1) if np.ndim(b.bound) == 0 else b.bound for b in branches]
+    )
     idx = np.argmin(stack, axis=0)
     m = np.min(stack, axis=0)
     if m.shape == (1,) and all(np.ndim(b.bound) == 0 for b in branches):

@@ -54,7 +54,17 @@ def _couplings(where: str) -> tuple[Hypothesis, ...]:
     )
 
 
-def _step(name: str, lhs: sp.Expr, rhs: sp.Expr, printed: str, *, source: str = "statement", where: str, group: str = "eta<=min{...}", note: str = "") -> Hypothesis:
+def _step(
+    name: str,
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    printed: str,
+    *,
+    source: str = "statement",
+    where: str,
+    group: str = "eta<=min{...}",
+    note: str = "",
+) -> Hypothesis:
     return Hypothesis(name, lhs, "<=", rhs, "step_size", printed, source, where, group, note)  # type: ignore[arg-type]
 
 
@@ -65,12 +75,54 @@ _T41 = Provenance(SEED, "Theorem 4.1", "(8)", "Sec. 4.1; restated as Theorem C.1
 # Conditions App. C.1 uses on the way that the statement does not print. With P = 1 each is implied by
 # the statement's two branches (tests check this), but they are part of what the proof needs.
 _C1_PROOF = (
-    _step("C.1(ii) eta_s<=1/(tau L)", eta_s, ONE / (tau * L), r"\eta_s\le\frac{1}{\tau L}", source="proof", where="App. C.1.3, step (ii)"),
-    _step("C.1(ii) eta_s<=1/(4 tau L)", eta_s, ONE / (4 * tau * L), r"\eta_s\le\frac{1}{4\tau L}", source="proof", where="App. C.1.3, step (ii)"),
-    _step("C.1(ii) eta_c<=1/(2L)", eta_c, ONE / (2 * L), r"\eta_c\le\frac{1}{2L}", source="proof", where="App. C.1.3, step (ii)"),
-    _step("eq.(20) eta_s<=1/(4L sqrt(tau d_s/P))", eta_s, ONE / (4 * L * sp.sqrt(tau * d_s / P)), r"\eta_s\le\frac{1}{4L\sqrt{\tau d_s/P}}", source="proof", where="App. C.1.1, before eq. (20)"),
-    _step("eq.(22) eta_c<=1/(L sqrt(8 d_c/P))", eta_c, ONE / (L * sp.sqrt(8 * d_c / P)), r"\eta_c\le\frac{1}{L\sqrt{8d_c/P}}", source="proof", where="App. C.1.2, before eq. (22)"),
-    _step("Lemma C.4 eta_s<=1/(4L sqrt(tau^2+tau d_s/P))", eta_s, ONE / (4 * L * sp.sqrt(tau**2 + tau * d_s / P)), r"\eta_s\le\frac{\sqrt P}{4\tau L\sqrt{P+d_s/\tau}}", source="proof", where="Lemma C.4 (statement and last line of its proof, equal forms)"),
+    _step(
+        "C.1(ii) eta_s<=1/(tau L)",
+        eta_s,
+        ONE / (tau * L),
+        r"\eta_s\le\frac{1}{\tau L}",
+        source="proof",
+        where="App. C.1.3, step (ii)",
+    ),
+    _step(
+        "C.1(ii) eta_s<=1/(4 tau L)",
+        eta_s,
+        ONE / (4 * tau * L),
+        r"\eta_s\le\frac{1}{4\tau L}",
+        source="proof",
+        where="App. C.1.3, step (ii)",
+    ),
+    _step(
+        "C.1(ii) eta_c<=1/(2L)",
+        eta_c,
+        ONE / (2 * L),
+        r"\eta_c\le\frac{1}{2L}",
+        source="proof",
+        where="App. C.1.3, step (ii)",
+    ),
+    _step(
+        "eq.(20) eta_s<=1/(4L sqrt(tau d_s/P))",
+        eta_s,
+        ONE / (4 * L * sp.sqrt(tau * d_s / P)),
+        r"\eta_s\le\frac{1}{4L\sqrt{\tau d_s/P}}",
+        source="proof",
+        where="App. C.1.1, before eq. (20)",
+    ),
+    _step(
+        "eq.(22) eta_c<=1/(L sqrt(8 d_c/P))",
+        eta_c,
+        ONE / (L * sp.sqrt(8 * d_c / P)),
+        r"\eta_c\le\frac{1}{L\sqrt{8d_c/P}}",
+        source="proof",
+        where="App. C.1.2, before eq. (22)",
+    ),
+    _step(
+        "Lemma C.4 eta_s<=1/(4L sqrt(tau^2+tau d_s/P))",
+        eta_s,
+        ONE / (4 * L * sp.sqrt(tau**2 + tau * d_s / P)),
+        r"\eta_s\le\frac{\sqrt P}{4\tau L\sqrt{P+d_s/\tau}}",
+        source="proof",
+        where="Lemma C.4 (statement and last line of its proof, equal forms)",
+    ),
 )
 
 _T41_DISC = (
@@ -85,18 +137,41 @@ _T41_DISC = (
 )
 
 THM41 = Result(
-    PAPER, "thm4.1", "theorem", "MU-Split (one client): convergence with tau server steps", _T41, LHS,
+    PAPER,
+    "thm4.1",
+    "theorem",
+    "MU-Split (one client): convergence with tau server steps",
+    _T41,
+    LHS,
     terms=(
         Term("initialisation", 4 * F / (eta * tau * T), "4F/(eta tau T): optimisation error"),
-        Term("server variance", 16 * eta * L * (eta * tau * L + 1) * d_s * sigma_s2, "server-side stochastic ZO variance"),
+        Term(
+            "server variance", 16 * eta * L * (eta * tau * L + 1) * d_s * sigma_s2, "server-side stochastic ZO variance"
+        ),
         Term("client variance", 8 * eta * tau * L * d_c * sigma_c2, "client-side stochastic ZO variance"),
-        Term("ZO bias server", 4 * L**2 * (eta**2 * tau**2 * L**2 + R(1, 4)) * lam**2 * d_s**3, "server zeroth-order smoothing bias"),
+        Term(
+            "ZO bias server",
+            4 * L**2 * (eta**2 * tau**2 * L**2 + R(1, 4)) * lam**2 * d_s**3,
+            "server zeroth-order smoothing bias",
+        ),
         Term("ZO bias client", L**2 * lam**2 * d_c**3, "client zeroth-order smoothing bias"),
     ),
     hypotheses=(
         *_couplings("Theorem 4.1"),
-        _step("eta<=1/(64L(tau+2d_s))", eta, ONE / (64 * L * (tau + 2 * d_s)), r"\eta\le\frac{1}{64L(\tau+2d_s)}", where="Theorem 4.1"),
-        _step("eta<=1/(16L tau d_c)", eta, ONE / (16 * L * tau * d_c), r"\eta\le\frac{1}{16L\tau d_c}", where="Theorem 4.1"),
+        _step(
+            "eta<=1/(64L(tau+2d_s))",
+            eta,
+            ONE / (64 * L * (tau + 2 * d_s)),
+            r"\eta\le\frac{1}{64L(\tau+2d_s)}",
+            where="Theorem 4.1",
+        ),
+        _step(
+            "eta<=1/(16L tau d_c)",
+            eta,
+            ONE / (16 * L * tau * d_c),
+            r"\eta\le\frac{1}{16L\tau d_c}",
+            where="Theorem 4.1",
+        ),
         *(h for h in _C1_PROOF),
     ),
     assumptions=(SMOOTHNESS, BOUNDED_VARIANCE_PER_PART_AS),
@@ -108,19 +183,43 @@ THM41 = Result(
 )
 
 THM41_PROOF = Result(
-    PAPER, "thm4.1", "theorem", "MU-Split: bound derived by the proof (general P)",
-    Provenance(SEED, "Theorem C.1, proof", "last display of App. C.1.3 (after (24))", "App. C.1.3"), LHS,
+    PAPER,
+    "thm4.1",
+    "theorem",
+    "MU-Split: bound derived by the proof (general P)",
+    Provenance(SEED, "Theorem C.1, proof", "last display of App. C.1.3 (after (24))", "App. C.1.3"),
+    LHS,
     terms=(
         Term("initialisation", 4 * F / (eta * tau * T), "4F/(eta tau T)"),
-        Term("server variance", 16 * eta * L * (2 * eta * tau * L + 1) * d_s * sigma_s2 / P, "server-side stochastic ZO variance"),
+        Term(
+            "server variance",
+            16 * eta * L * (2 * eta * tau * L + 1) * d_s * sigma_s2 / P,
+            "server-side stochastic ZO variance",
+        ),
         Term("client variance", 8 * eta * tau * L * d_c * sigma_c2 / P, "client-side stochastic ZO variance"),
-        Term("ZO bias server", 4 * L**2 * (2 * eta**2 * tau**2 * L**2 + R(1, 4)) * lam**2 * d_s**3, "server ZO smoothing bias"),
+        Term(
+            "ZO bias server",
+            4 * L**2 * (2 * eta**2 * tau**2 * L**2 + R(1, 4)) * lam**2 * d_s**3,
+            "server ZO smoothing bias",
+        ),
         Term("ZO bias client", L**2 * lam**2 * d_c**3, "client ZO smoothing bias"),
     ),
     hypotheses=(
         *_couplings("App. C.1.3"),
-        _step("eta_s<=P/(64L(tau P+2d_s))", eta_s, P / (64 * L * (tau * P + 2 * d_s)), r"\eta_s\le\frac{P}{64L(\tau P+2d_s)}", where="App. C.1.3, step (iii)"),
-        _step("eta_c<=P/(16L d_c)", eta_c, P / (16 * L * d_c), r"\eta_c\le\frac{P}{16Ld_c}", where="App. C.1.3, step (iii)"),
+        _step(
+            "eta_s<=P/(64L(tau P+2d_s))",
+            eta_s,
+            P / (64 * L * (tau * P + 2 * d_s)),
+            r"\eta_s\le\frac{P}{64L(\tau P+2d_s)}",
+            where="App. C.1.3, step (iii)",
+        ),
+        _step(
+            "eta_c<=P/(16L d_c)",
+            eta_c,
+            P / (16 * L * d_c),
+            r"\eta_c\le\frac{P}{16Ld_c}",
+            where="App. C.1.3, step (iii)",
+        ),
         *_C1_PROOF,
     ),
     assumptions=(SMOOTHNESS, BOUNDED_VARIANCE_PER_PART_AS),
@@ -138,7 +237,18 @@ _lam_rule_42 = ONE / (sp.sqrt(tau * T) * d ** R(5, 2) * L)
 _eta_42 = ONE / sp.sqrt(d * tau * T)
 
 _SPLIT_HYPS = (
-    Hypothesis("split d_c = sqrt(d/tau)", d_c, "==", _dc_rule, "coupling", r"d_c=\sqrt{d/\tau},\ d_s=d-\sqrt{d/\tau}", where="statement", atol=1.0, rtol=0.0, note="holds when d_c is within 1 of sqrt(d/tau): a real cut has an integer d_c"),
+    Hypothesis(
+        "split d_c = sqrt(d/tau)",
+        d_c,
+        "==",
+        _dc_rule,
+        "coupling",
+        r"d_c=\sqrt{d/\tau},\ d_s=d-\sqrt{d/\tau}",
+        where="statement",
+        atol=1.0,
+        rtol=0.0,
+        note="holds when d_c is within 1 of sqrt(d/tau): a real cut has an integer d_c",
+    ),
     Hypothesis("tau<=d", tau, "<=", d, "domain", r"\tau\le d", where="statement"),
 )
 
@@ -174,50 +284,117 @@ _C42_DISC = (
 )
 
 _C42_STEP = (
-    _step("eta<=1/(64L(tau+2d_s))", eta, ONE / (64 * L * (tau + 2 * d_s)), r"\eta\le\frac{1}{64L(\tau+2d_s)}", where="Corollary 4.2"),
-    _step("eta<=1/(16L tau d_c)", eta, ONE / (16 * L * tau * d_c), r"\eta\le\frac{1}{16L\tau d_c}", where="Corollary 4.2"),
+    _step(
+        "eta<=1/(64L(tau+2d_s))",
+        eta,
+        ONE / (64 * L * (tau + 2 * d_s)),
+        r"\eta\le\frac{1}{64L(\tau+2d_s)}",
+        where="Corollary 4.2",
+    ),
+    _step(
+        "eta<=1/(16L tau d_c)", eta, ONE / (16 * L * tau * d_c), r"\eta\le\frac{1}{16L\tau d_c}", where="Corollary 4.2"
+    ),
     _step("eta<=1/sqrt(d tau T)", eta, _eta_42, r"\eta\le\frac{1}{\sqrt{d\tau T}}", where="Corollary 4.2"),
-    _step("C.1.4 eta<=1/(tau L)", eta, ONE / (tau * L), r"\eta\le\frac{1}{\tau L}", source="proof", where="App. C.1.4 ('again, we assume')"),
-    Hypothesis("C.1.4 eta = 1/sqrt(d tau T)", eta, "==", _eta_42, "choice", r"\eta=\frac{1}{\sqrt{d\tau T}}", "proof", "App. C.1.4", note="(9) is derived at this eta only", rtol=1e-9),
+    _step(
+        "C.1.4 eta<=1/(tau L)",
+        eta,
+        ONE / (tau * L),
+        r"\eta\le\frac{1}{\tau L}",
+        source="proof",
+        where="App. C.1.4 ('again, we assume')",
+    ),
+    Hypothesis(
+        "C.1.4 eta = 1/sqrt(d tau T)",
+        eta,
+        "==",
+        _eta_42,
+        "choice",
+        r"\eta=\frac{1}{\sqrt{d\tau T}}",
+        "proof",
+        "App. C.1.4",
+        note="(9) is derived at this eta only",
+        rtol=1e-9,
+    ),
 )
 
 COR42 = Result(
-    PAPER, "cor4.2", "corollary", "MU-Split rate with the split d_c = sqrt(d/tau)",
-    Provenance(SEED, "Corollary 4.2", "(9)", "Sec. 4.1; justified in App. C.1.4"), LHS,
+    PAPER,
+    "cor4.2",
+    "corollary",
+    "MU-Split rate with the split d_c = sqrt(d/tau)",
+    Provenance(SEED, "Corollary 4.2", "(9)", "Sec. 4.1; justified in App. C.1.4"),
+    LHS,
     terms=(
         Term("initialisation", 4 * sp.sqrt(d) * F / sp.sqrt(tau * T), "4 sqrt(d) F / sqrt(tau T)"),
-        Term("server variance", 48 * L * sp.sqrt(d) * sigma_s2 / sp.sqrt(tau * T), "48 L sqrt(d) sigma_s^2 / sqrt(tau T)"),
+        Term(
+            "server variance", 48 * L * sp.sqrt(d) * sigma_s2 / sp.sqrt(tau * T), "48 L sqrt(d) sigma_s^2 / sqrt(tau T)"
+        ),
         Term("ZO bias", 9 * sp.sqrt(d) / sp.sqrt(tau * T), "9 sqrt(d)/sqrt(tau T), as printed (no L)"),
         Term("client variance", 8 * L * sigma_c2 / sp.sqrt(T), "8 L sigma_c^2 / sqrt(T)"),
     ),
     hypotheses=(
         *_couplings("Corollary 4.2 (via Theorem 4.1)"),
         *_SPLIT_HYPS,
-        Hypothesis("lam^2<=1/(sqrt(tau T) d^(5/2) L)", lam**2, "<=", _lam_rule_42, "smoothing", r"\lambda^2\le\frac{1}{\sqrt{\tau T}d^{5/2}L}", where="Corollary 4.2"),
+        Hypothesis(
+            "lam^2<=1/(sqrt(tau T) d^(5/2) L)",
+            lam**2,
+            "<=",
+            _lam_rule_42,
+            "smoothing",
+            r"\lambda^2\le\frac{1}{\sqrt{\tau T}d^{5/2}L}",
+            where="Corollary 4.2",
+        ),
         *_C42_STEP,
     ),
     assumptions=(SMOOTHNESS, BOUNDED_VARIANCE_PER_PART_AS),
     statement=r"\frac{4\sqrt d\mathcal F}{\sqrt{\tau T}}+\frac{48L\sqrt d\sigma_s^2}{\sqrt{\tau T}}+\frac{9\sqrt d}{\sqrt{\tau T}}+\frac{8L\sigma_c^2}{\sqrt T}",
     rate=r"\mathcal O\left(\sqrt{d/(\tau T)}\right)",
     step="eta",
-    defaults=(UNIFIED[0], ("eta", _eta_42), *UNIFIED[1:], ("d_c", d - d_s), ("d_c", _dc_rule), ("lam", sp.sqrt(_lam_rule_42))),
+    defaults=(
+        UNIFIED[0],
+        ("eta", _eta_42),
+        *UNIFIED[1:],
+        ("d_c", d - d_s),
+        ("d_c", _dc_rule),
+        ("lam", sp.sqrt(_lam_rule_42)),
+    ),
     discrepancies=_C42_DISC,
 )
 
 COR42_PROOF = Result(
-    PAPER, "cor4.2", "corollary", "MU-Split at eta = 1/sqrt(d tau T), any split (proof's first display)",
-    Provenance(SEED, "Corollary 4.2, proof", "first display of App. C.1.4", "App. C.1.4"), LHS,
+    PAPER,
+    "cor4.2",
+    "corollary",
+    "MU-Split at eta = 1/sqrt(d tau T), any split (proof's first display)",
+    Provenance(SEED, "Corollary 4.2, proof", "first display of App. C.1.4", "App. C.1.4"),
+    LHS,
     terms=(
         Term("initialisation", 4 * sp.sqrt(d) * F / sp.sqrt(tau * T), "4 sqrt(d) F / sqrt(tau T)"),
         Term("server variance", 48 * L * d_s * sigma_s2 / sp.sqrt(d * tau * T), "48 L d_s sigma_s^2 / sqrt(d tau T)"),
         Term("ZO bias server", 9 * L**2 * lam**2 * d_s**3, "9 L^2 lambda^2 d_s^3"),
         Term("ZO bias client", L**2 * lam**2 * d_c**3, "L^2 lambda^2 d_c^3"),
-        Term("client variance", 8 * sp.sqrt(tau) * L * d_c * sigma_c2 / sp.sqrt(d * T), "8 sqrt(tau) L d_c sigma_c^2 / sqrt(d T)"),
+        Term(
+            "client variance",
+            8 * sp.sqrt(tau) * L * d_c * sigma_c2 / sp.sqrt(d * T),
+            "8 sqrt(tau) L d_c sigma_c^2 / sqrt(d T)",
+        ),
     ),
     hypotheses=(
         *_couplings("App. C.1.4 (via Theorem 4.1)"),
-        _step("eta<=1/(64L(tau+2d_s))", eta, ONE / (64 * L * (tau + 2 * d_s)), r"\eta\le\frac{1}{64L(\tau+2d_s)}", where="Theorem 4.1, used by App. C.1.4"),
-        _step("eta<=1/(16L tau d_c)", eta, ONE / (16 * L * tau * d_c), r"\eta\le\frac{1}{16L\tau d_c}", where="Theorem 4.1, used by App. C.1.4"),
+        _step(
+            "eta<=1/(64L(tau+2d_s))",
+            eta,
+            ONE / (64 * L * (tau + 2 * d_s)),
+            r"\eta\le\frac{1}{64L(\tau+2d_s)}",
+            where="Theorem 4.1, used by App. C.1.4",
+        ),
+        _step(
+            "eta<=1/(16L tau d_c)",
+            eta,
+            ONE / (16 * L * tau * d_c),
+            r"\eta\le\frac{1}{16L\tau d_c}",
+            where="Theorem 4.1, used by App. C.1.4",
+        ),
         _C42_STEP[3],
         _C42_STEP[4],
     ),
@@ -237,26 +414,96 @@ _T43 = Provenance(SEED, "Theorem 4.3", "(10)", "Sec. 4.2")
 def _t43_terms(p: sp.Expr) -> tuple[Term, ...]:
     return (
         Term("initialisation", 4 * F / (T * eta_g * eta * tau), "4F/(T eta_g eta tau)"),
-        Term("server variance", 16 * eta * (2 * eta * tau * L + eta_g / M) * L * d_s * sigma_s2 / p, "server-side stochastic ZO variance"),
-        Term("client variance", 4 * eta_g * eta * tau * L * d_c * sigma_c2 / (M * p), "client-side stochastic ZO variance"),
-        Term("server heterogeneity", 24 * eta * (4 * eta * tau * L + eta_g / M) * L * (tau + 2 * d_s / p) * eps2, "client drift on the server side"),
-        Term("client heterogeneity", 12 * eta_g * eta * tau * L * d_c * eps2 / (M * p), "heterogeneity on the client side"),
-        Term("ZO bias server", (1 / tau + 8 * eta**2 * tau * L**2 + 2 * eta_g * eta / M) * tau * L**2 * lam**2 * d_s**3, "server ZO smoothing bias"),
+        Term(
+            "server variance",
+            16 * eta * (2 * eta * tau * L + eta_g / M) * L * d_s * sigma_s2 / p,
+            "server-side stochastic ZO variance",
+        ),
+        Term(
+            "client variance",
+            4 * eta_g * eta * tau * L * d_c * sigma_c2 / (M * p),
+            "client-side stochastic ZO variance",
+        ),
+        Term(
+            "server heterogeneity",
+            24 * eta * (4 * eta * tau * L + eta_g / M) * L * (tau + 2 * d_s / p) * eps2,
+            "client drift on the server side",
+        ),
+        Term(
+            "client heterogeneity",
+            12 * eta_g * eta * tau * L * d_c * eps2 / (M * p),
+            "heterogeneity on the client side",
+        ),
+        Term(
+            "ZO bias server",
+            (1 / tau + 8 * eta**2 * tau * L**2 + 2 * eta_g * eta / M) * tau * L**2 * lam**2 * d_s**3,
+            "server ZO smoothing bias",
+        ),
         Term("ZO bias client", L**2 * lam**2 * d_c**3, "client ZO smoothing bias"),
     )
 
 
 # Printed in App. D.1 on the way, absent from both statements.
 _D1_PROOF = (
-    _step("D.1.1 eta_s<=sqrt(P)/(L sqrt(24 tau d_s))", eta_s, sp.sqrt(P) / (L * sp.sqrt(24 * tau * d_s)), r"\eta_s\le\frac{\sqrt P}{L\sqrt{24\tau d_s}}", source="proof", where="App. D.1.1 (bound on K2)"),
-    _step("Lemma D.3 eta_s<=sqrt(P)/(tau L sqrt(24(P+d_s/tau)))", eta_s, sp.sqrt(P) / (tau * L * sp.sqrt(24 * (P + d_s / tau))), r"\eta_s\le\frac{\sqrt P}{\tau L\sqrt{24(P+d_s/\tau)}}", source="proof", where="Lemma D.3"),
+    _step(
+        "D.1.1 eta_s<=sqrt(P)/(L sqrt(24 tau d_s))",
+        eta_s,
+        sp.sqrt(P) / (L * sp.sqrt(24 * tau * d_s)),
+        r"\eta_s\le\frac{\sqrt P}{L\sqrt{24\tau d_s}}",
+        source="proof",
+        where="App. D.1.1 (bound on K2)",
+    ),
+    _step(
+        "Lemma D.3 eta_s<=sqrt(P)/(tau L sqrt(24(P+d_s/tau)))",
+        eta_s,
+        sp.sqrt(P) / (tau * L * sp.sqrt(24 * (P + d_s / tau))),
+        r"\eta_s\le\frac{\sqrt P}{\tau L\sqrt{24(P+d_s/\tau)}}",
+        source="proof",
+        where="Lemma D.3",
+    ),
 )
 # Needed by steps of App. D.1.3 but printed nowhere: see the discrepancies below.
 _D1_IMPLICIT = (
-    _step("D.1.3 drop server ||sum grad f_lambda||^2: eta_g eta_s tau L<=1/2", eta_g * eta_s * tau * L, R(1, 2), r"\eta_g\eta_s\tau L\le\tfrac12", source="implicit", where="App. D.1.3, first '<=' after 'Putting together'", group="", note="the term eta_g^2 eta_s^2 L/M^2 ||sum||^2 is dropped against -eta_g eta_s/(2 M^2 tau) ||sum||^2"),
-    _step("D.1.3 drop client ||sum grad f_lambda||^2: eta_g eta_c L<=1", eta_g * eta_c * L, ONE, r"\eta_g\eta_c L\le 1", source="implicit", where="App. D.1.3", group="", note="eta_g^2 eta_c^2 L/(2M^2) ||sum||^2 is dropped against -eta_g eta_c/(2M^2) ||sum||^2"),
-    _step("D.1.3 server coefficient <= -eta_g eta_s tau/4", 6 * eta_s * (4 * eta_s * tau * L + eta_g / M) * L * (tau**2 + 2 * tau * d_s / P), tau / 4, r"6\eta_s(4\eta_s\tau L+\eta_g/M)L(\tau^2+2\tau d_s/P)\le\tau/4", source="implicit", where="App. D.1.3, last '<='", group="", note="what the step really needs; the printed eta_s <= 1/sqrt(120 L^2 (tau^2 + 2 tau d_s/P)) does not control the eta_g/M part"),
-    _step("D.1.3 client coefficient: eta_c<=MP/(12 eta_g L d_c)", eta_c, M * P / (12 * eta_g * L * d_c), r"\eta_c\le\frac{MP}{12\eta_g Ld_c}", source="implicit", where="App. D.1.3, last '<='", group="", note="3 eta_g^2 eta_c^2 L d_c/(MP) - eta_g eta_c/2 <= -eta_g eta_c/4; the printed eta_c <= MP/(12 L d_c) lacks the 1/eta_g"),
+    _step(
+        "D.1.3 drop server ||sum grad f_lambda||^2: eta_g eta_s tau L<=1/2",
+        eta_g * eta_s * tau * L,
+        R(1, 2),
+        r"\eta_g\eta_s\tau L\le\tfrac12",
+        source="implicit",
+        where="App. D.1.3, first '<=' after 'Putting together'",
+        group="",
+        note="the term eta_g^2 eta_s^2 L/M^2 ||sum||^2 is dropped against -eta_g eta_s/(2 M^2 tau) ||sum||^2",
+    ),
+    _step(
+        "D.1.3 drop client ||sum grad f_lambda||^2: eta_g eta_c L<=1",
+        eta_g * eta_c * L,
+        ONE,
+        r"\eta_g\eta_c L\le 1",
+        source="implicit",
+        where="App. D.1.3",
+        group="",
+        note="eta_g^2 eta_c^2 L/(2M^2) ||sum||^2 is dropped against -eta_g eta_c/(2M^2) ||sum||^2",
+    ),
+    _step(
+        "D.1.3 server coefficient <= -eta_g eta_s tau/4",
+        6 * eta_s * (4 * eta_s * tau * L + eta_g / M) * L * (tau**2 + 2 * tau * d_s / P),
+        tau / 4,
+        r"6\eta_s(4\eta_s\tau L+\eta_g/M)L(\tau^2+2\tau d_s/P)\le\tau/4",
+        source="implicit",
+        where="App. D.1.3, last '<='",
+        group="",
+        note="what the step really needs; the printed eta_s <= 1/sqrt(120 L^2 (tau^2 + 2 tau d_s/P)) does not control the eta_g/M part",
+    ),
+    _step(
+        "D.1.3 client coefficient: eta_c<=MP/(12 eta_g L d_c)",
+        eta_c,
+        M * P / (12 * eta_g * L * d_c),
+        r"\eta_c\le\frac{MP}{12\eta_g Ld_c}",
+        source="implicit",
+        where="App. D.1.3, last '<='",
+        group="",
+        note="3 eta_g^2 eta_c^2 L d_c/(MP) - eta_g eta_c/2 <= -eta_g eta_c/4; the printed eta_c <= MP/(12 L d_c) lacks the 1/eta_g",
+    ),
 )
 
 _T43_DISC = (
@@ -296,12 +543,25 @@ _T43_DISC = (
 )
 
 THM43 = Result(
-    PAPER, "thm4.3", "theorem", "MU-SplitFed (M clients): convergence with tau server steps", _T43, LHS,
+    PAPER,
+    "thm4.3",
+    "theorem",
+    "MU-SplitFed (M clients): convergence with tau server steps",
+    _T43,
+    LHS,
     terms=_t43_terms(ONE),
     hypotheses=(
         *_couplings("Theorem 4.3"),
-        _step("eta<=1/(120L tau(1+2d_s/tau))", eta, ONE / (120 * L * tau * (1 + 2 * d_s / tau)), r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}", where="Theorem 4.3"),
-        _step("eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Theorem 4.3"),
+        _step(
+            "eta<=1/(120L tau(1+2d_s/tau))",
+            eta,
+            ONE / (120 * L * tau * (1 + 2 * d_s / tau)),
+            r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}",
+            where="Theorem 4.3",
+        ),
+        _step(
+            "eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Theorem 4.3"
+        ),
         *_D1_PROOF,
         *_D1_IMPLICIT,
     ),
@@ -313,13 +573,25 @@ THM43 = Result(
 )
 
 THM43_APPENDIX = Result(
-    PAPER, "thm4.3", "theorem", "MU-SplitFed as restated in the appendix (Theorem D.1)",
-    Provenance(SEED, "Theorem D.1", "(32)", "App. D.1"), LHS,
+    PAPER,
+    "thm4.3",
+    "theorem",
+    "MU-SplitFed as restated in the appendix (Theorem D.1)",
+    Provenance(SEED, "Theorem D.1", "(32)", "App. D.1"),
+    LHS,
     terms=_t43_terms(ONE),
     hypotheses=(
         *_couplings("Theorem D.1"),
-        _step("eta<=1/sqrt(120L^2(tau^2+2 tau d_s))", eta, ONE / sp.sqrt(120 * L**2 * (tau**2 + 2 * tau * d_s)), r"\eta\le\frac{1}{\sqrt{120L^2(\tau^2+2\tau d_s)}}", where="Theorem D.1"),
-        _step("eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Theorem D.1"),
+        _step(
+            "eta<=1/sqrt(120L^2(tau^2+2 tau d_s))",
+            eta,
+            ONE / sp.sqrt(120 * L**2 * (tau**2 + 2 * tau * d_s)),
+            r"\eta\le\frac{1}{\sqrt{120L^2(\tau^2+2\tau d_s)}}",
+            where="Theorem D.1",
+        ),
+        _step(
+            "eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Theorem D.1"
+        ),
         *_D1_PROOF,
         *_D1_IMPLICIT,
     ),
@@ -333,13 +605,29 @@ THM43_APPENDIX = Result(
 )
 
 THM43_PROOF = Result(
-    PAPER, "thm4.3", "theorem", "MU-SplitFed: bound derived by the proof (general P), eq. (33)",
-    Provenance(SEED, "Theorem D.1, proof", "(33)", "App. D.1.3"), LHS,
+    PAPER,
+    "thm4.3",
+    "theorem",
+    "MU-SplitFed: bound derived by the proof (general P), eq. (33)",
+    Provenance(SEED, "Theorem D.1, proof", "(33)", "App. D.1.3"),
+    LHS,
     terms=_t43_terms(P),
     hypotheses=(
         *_couplings("App. D.1.3"),
-        _step("eta_s<=1/sqrt(120L^2(tau^2+2 tau d_s/P))", eta_s, ONE / sp.sqrt(120 * L**2 * (tau**2 + 2 * tau * d_s / P)), r"\eta_s\le\frac{1}{\sqrt{120L^2(\tau^2+2\tau d_s/P)}}", where="App. D.1.3 ('where we assume')"),
-        _step("eta_c<=MP/(12L d_c)", eta_c, M * P / (12 * L * d_c), r"\eta_c\le\frac{MP}{12Ld_c}", where="App. D.1.3 ('where we assume')"),
+        _step(
+            "eta_s<=1/sqrt(120L^2(tau^2+2 tau d_s/P))",
+            eta_s,
+            ONE / sp.sqrt(120 * L**2 * (tau**2 + 2 * tau * d_s / P)),
+            r"\eta_s\le\frac{1}{\sqrt{120L^2(\tau^2+2\tau d_s/P)}}",
+            where="App. D.1.3 ('where we assume')",
+        ),
+        _step(
+            "eta_c<=MP/(12L d_c)",
+            eta_c,
+            M * P / (12 * L * d_c),
+            r"\eta_c\le\frac{MP}{12Ld_c}",
+            where="App. D.1.3 ('where we assume')",
+        ),
         *_D1_PROOF,
         *_D1_IMPLICIT,
     ),
@@ -393,66 +681,156 @@ _C44_DISC = (
         r"\eta_g\eta\tau L=\sqrt{\tau M/(dT)}\le 1/2",
         "the condition eta_g eta tau L <= 1/2 that D.1.3 needs becomes 4 tau M <= d T at the corollary's choices.",
     ),
-    Discrepancy(
-        "Corollary 4.4 statement vs App. D.1.4 (split)",
-        r"d_c=\sqrt{d/\tau}",
-        r"d_c=\sqrt{d/\tau}",
-        "consistent here (unlike Corollary 4.2's proof).",
-    ),
 )
 
 _C44_COMMON = (
     *_couplings("Corollary 4.4 (via Theorem 4.3)"),
     *_SPLIT_HYPS,
-    _step("eta<=1/(120L tau(1+2d_s/tau))", eta, ONE / (120 * L * tau * (1 + 2 * d_s / tau)), r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}", where="Corollary 4.4"),
-    _step("eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Corollary 4.4"),
+    _step(
+        "eta<=1/(120L tau(1+2d_s/tau))",
+        eta,
+        ONE / (120 * L * tau * (1 + 2 * d_s / tau)),
+        r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}",
+        where="Corollary 4.4",
+    ),
+    _step(
+        "eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Corollary 4.4"
+    ),
     _step("eta<=1/(L tau sqrt(dT))", eta, _eta_44, r"\eta\le\frac{1}{L\tau\sqrt{dT}}", where="Corollary 4.4"),
     Hypothesis("eta_g = sqrt(tau M)", eta_g, "==", _eta_g_44, "choice", r"\eta_g=\sqrt{\tau M}", where="Corollary 4.4"),
-    Hypothesis("D.1.4 eta = 1/(tau L sqrt(dT))", eta, "==", _eta_44, "choice", r"\eta=\frac{1}{\tau L\sqrt{dT}}", "proof", "App. D.1.4", note="(11) is derived at this eta only"),
+    Hypothesis(
+        "D.1.4 eta = 1/(tau L sqrt(dT))",
+        eta,
+        "==",
+        _eta_44,
+        "choice",
+        r"\eta=\frac{1}{\tau L\sqrt{dT}}",
+        "proof",
+        "App. D.1.4",
+        note="(11) is derived at this eta only",
+    ),
     Hypothesis("D.1.4 tau<=d_s", tau, "<=", d_s, "domain", r"\tau\le d_s", "proof", "App. D.1.4"),
     _D1_IMPLICIT[0],
 )
 
 COR44 = Result(
-    PAPER, "cor4.4", "corollary", "MU-SplitFed rate with the split d_c = sqrt(d/tau)",
-    Provenance(SEED, "Corollary 4.4", "(11)", "Sec. 4.2; justified in App. D.1.4"), LHS,
+    PAPER,
+    "cor4.4",
+    "corollary",
+    "MU-SplitFed rate with the split d_c = sqrt(d/tau)",
+    Provenance(SEED, "Corollary 4.4", "(11)", "Sec. 4.2; justified in App. D.1.4"),
+    LHS,
     terms=(
         Term("initialisation", 4 * L * sp.sqrt(d) * F / sp.sqrt(tau * T * M), "4 L sqrt(d) F / sqrt(tau T M)"),
-        Term("server variance+heterogeneity (parallel)", 8 * sp.sqrt(d) * (3 * eps2 + 2 * sigma_s2) / sp.sqrt(tau * T * M), "8 sqrt(d)(3 eps^2 + 2 sigma_s^2)/sqrt(tau T M)"),
-        Term("server variance+heterogeneity (drift)", 32 * sp.sqrt(d) * (3 * eps2 + sigma_s2) / (tau * T), "32 sqrt(d)(3 eps^2 + sigma_s^2)/(tau T)"),
-        Term("client variance+heterogeneity", (12 * eps2 + 4 * sigma_c2) / sp.sqrt(T * M), "(12 eps^2 + 4 sigma_c^2)/sqrt(T M)"),
+        Term(
+            "server variance+heterogeneity (parallel)",
+            8 * sp.sqrt(d) * (3 * eps2 + 2 * sigma_s2) / sp.sqrt(tau * T * M),
+            "8 sqrt(d)(3 eps^2 + 2 sigma_s^2)/sqrt(tau T M)",
+        ),
+        Term(
+            "server variance+heterogeneity (drift)",
+            32 * sp.sqrt(d) * (3 * eps2 + sigma_s2) / (tau * T),
+            "32 sqrt(d)(3 eps^2 + sigma_s^2)/(tau T)",
+        ),
+        Term(
+            "client variance+heterogeneity",
+            (12 * eps2 + 4 * sigma_c2) / sp.sqrt(T * M),
+            "(12 eps^2 + 4 sigma_c^2)/sqrt(T M)",
+        ),
         Term("ZO bias", 6 * sp.sqrt(d) / (tau * T), "6 sqrt(d)/(tau T), as printed"),
     ),
     hypotheses=(
         *_C44_COMMON,
-        Hypothesis("lam^2<=1/(sqrt(tau T) d^(5/2) L)", lam**2, "<=", _lam_rule_42, "smoothing", r"\lambda^2\le\frac{1}{\sqrt{\tau T}d^{5/2}L}", where="Corollary 4.4"),
+        Hypothesis(
+            "lam^2<=1/(sqrt(tau T) d^(5/2) L)",
+            lam**2,
+            "<=",
+            _lam_rule_42,
+            "smoothing",
+            r"\lambda^2\le\frac{1}{\sqrt{\tau T}d^{5/2}L}",
+            where="Corollary 4.4",
+        ),
     ),
     assumptions=(SMOOTHNESS_PER_CLIENT, BOUNDED_VARIANCE_PER_PART_AS, BOUNDED_HETEROGENEITY),
     statement=r"\frac{4L\sqrt d\mathcal F}{\sqrt{\tau TM}}+\frac{8\sqrt d(3\epsilon^2+2\sigma_s^2)}{\sqrt{\tau TM}}+\frac{32\sqrt d(3\epsilon^2+\sigma_s^2)}{\tau T}+\frac{12\epsilon^2+4\sigma_c^2}{\sqrt{TM}}+\frac{6\sqrt d}{\tau T}",
     rate=r"\mathcal O\left(\sqrt{d/(\tau TM)}\right)",
     step="eta",
-    defaults=(UNIFIED[0], ("eta", _eta_44), *UNIFIED[1:], ("eta_g", _eta_g_44), ("d_c", d - d_s), ("d_c", _dc_rule), ("lam", sp.sqrt(_lam_rule_42))),
+    defaults=(
+        UNIFIED[0],
+        ("eta", _eta_44),
+        *UNIFIED[1:],
+        ("eta_g", _eta_g_44),
+        ("d_c", d - d_s),
+        ("d_c", _dc_rule),
+        ("lam", sp.sqrt(_lam_rule_42)),
+    ),
     discrepancies=_C44_DISC,
+    notes=(
+        "The split d_c = sqrt(d/tau) is the same in the statement and in App. D.1.4 (unlike Corollary 4.2's proof).",
+    ),
 )
 
 COR44_PROOF = Result(
-    PAPER, "cor4.4", "corollary", "MU-SplitFed at the corollary's step sizes, any split (proof's first display)",
-    Provenance(SEED, "Corollary 4.4, proof", "first display of App. D.1.4", "App. D.1.4"), LHS,
+    PAPER,
+    "cor4.4",
+    "corollary",
+    "MU-SplitFed at the corollary's step sizes, any split (proof's first display)",
+    Provenance(SEED, "Corollary 4.4, proof", "first display of App. D.1.4", "App. D.1.4"),
+    LHS,
     terms=(
         Term("initialisation", 4 * L * sp.sqrt(d) * F / sp.sqrt(tau * T * M), "4 L sqrt(d) F / sqrt(tau T M)"),
-        Term("server heterogeneity", 24 * (4 / sp.sqrt(T) + sp.sqrt(tau) / sp.sqrt(M)) * (d_s / sp.sqrt(d)) * eps2 / (tau * sp.sqrt(T)), "as printed, with d_s where Theorem 4.3 has tau + 2 d_s"),
-        Term("server variance", 16 * (2 / sp.sqrt(T) + sp.sqrt(tau) / sp.sqrt(M)) * (d_s / sp.sqrt(d)) * sigma_s2 / (tau * sp.sqrt(T)), "server-side variance"),
-        Term("ZO bias server", (1 + 8 / (d * T) + 2 * sp.sqrt(tau) / (L * sp.sqrt(d * T * M))) * L**2 * lam**2 * d_s**3, "server ZO smoothing bias"),
-        Term("client heterogeneity", 12 * sp.sqrt(tau) * (d_c / sp.sqrt(d)) * eps2 / sp.sqrt(T * M), "client heterogeneity"),
+        Term(
+            "server heterogeneity",
+            24 * (4 / sp.sqrt(T) + sp.sqrt(tau) / sp.sqrt(M)) * (d_s / sp.sqrt(d)) * eps2 / (tau * sp.sqrt(T)),
+            "as printed, with d_s where Theorem 4.3 has tau + 2 d_s",
+        ),
+        Term(
+            "server variance",
+            16 * (2 / sp.sqrt(T) + sp.sqrt(tau) / sp.sqrt(M)) * (d_s / sp.sqrt(d)) * sigma_s2 / (tau * sp.sqrt(T)),
+            "server-side variance",
+        ),
+        Term(
+            "ZO bias server",
+            (1 + 8 / (d * T) + 2 * sp.sqrt(tau) / (L * sp.sqrt(d * T * M))) * L**2 * lam**2 * d_s**3,
+            "server ZO smoothing bias",
+        ),
+        Term(
+            "client heterogeneity",
+            12 * sp.sqrt(tau) * (d_c / sp.sqrt(d)) * eps2 / sp.sqrt(T * M),
+            "client heterogeneity",
+        ),
         Term("client variance", 4 * sp.sqrt(tau) * (d_c / sp.sqrt(d)) * sigma_c2 / sp.sqrt(T * M), "client variance"),
         Term("ZO bias client", L**2 * lam**2 * d_c**3, "client ZO smoothing bias"),
     ),
     hypotheses=(
         *_couplings("App. D.1.4 (via Theorem 4.3)"),
-        _step("eta<=1/(120L tau(1+2d_s/tau))", eta, ONE / (120 * L * tau * (1 + 2 * d_s / tau)), r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}", where="Theorem 4.3, used by App. D.1.4"),
-        _step("eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Theorem 4.3, used by App. D.1.4"),
-        Hypothesis("eta_g = sqrt(tau M)", eta_g, "==", _eta_g_44, "choice", r"\eta_g=\sqrt{\tau M}", "proof", "App. D.1.4"),
-        Hypothesis("D.1.4 eta = 1/(tau L sqrt(dT))", eta, "==", _eta_44, "choice", r"\eta=\frac{1}{\tau L\sqrt{dT}}", "proof", "App. D.1.4"),
+        _step(
+            "eta<=1/(120L tau(1+2d_s/tau))",
+            eta,
+            ONE / (120 * L * tau * (1 + 2 * d_s / tau)),
+            r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}",
+            where="Theorem 4.3, used by App. D.1.4",
+        ),
+        _step(
+            "eta<=M/(12 tau L d_c)",
+            eta,
+            M / (12 * tau * L * d_c),
+            r"\eta\le\frac{M}{12\tau Ld_c}",
+            where="Theorem 4.3, used by App. D.1.4",
+        ),
+        Hypothesis(
+            "eta_g = sqrt(tau M)", eta_g, "==", _eta_g_44, "choice", r"\eta_g=\sqrt{\tau M}", "proof", "App. D.1.4"
+        ),
+        Hypothesis(
+            "D.1.4 eta = 1/(tau L sqrt(dT))",
+            eta,
+            "==",
+            _eta_44,
+            "choice",
+            r"\eta=\frac{1}{\tau L\sqrt{dT}}",
+            "proof",
+            "App. D.1.4",
+        ),
         Hypothesis("D.1.4 tau<=d_s", tau, "<=", d_s, "domain", r"\tau\le d_s", "proof", "App. D.1.4"),
         _D1_IMPLICIT[0],
     ),
@@ -467,12 +845,26 @@ COR44_PROOF = Result(
 # ---------------------------------------------------------------------------------------------------
 # eq. (12): straggler time model
 EQ12 = Result(
-    PAPER, "eq12", "model", "Straggler-resilient communication time",
+    PAPER,
+    "eq12",
+    "model",
+    "Straggler-resilient communication time",
     Provenance(SEED, "eq. (12)", "(12)", "Sec. 4.2, 'Straggler resilient communication time'"),
     "total straggler-induced time T_1 t_straggler, with T_1 = T_0/tau rounds",
     terms=(Term("total time", T0 * t_straggler / tau, "T_1 t_straggler = T_0 t_straggler / tau"),),
     hypotheses=(
-        Hypothesis("tau = t_straggler/t_server", tau, "==", t_straggler / t_server, "coupling", r"\tau=t_{\mathrm{straggler}}/t_{\mathrm{server}}", where="Sec. 4.2", atol=0.5, rtol=0.0, note="holds when tau is the integer nearest the ratio; then the time is about T_0 t_server"),
+        Hypothesis(
+            "tau = t_straggler/t_server",
+            tau,
+            "==",
+            t_straggler / t_server,
+            "coupling",
+            r"\tau=t_{\mathrm{straggler}}/t_{\mathrm{server}}",
+            where="Sec. 4.2",
+            atol=0.5,
+            rtol=0.0,
+            note="holds when tau is the integer nearest the ratio; then the time is about T_0 t_server",
+        ),
     ),
     statement=r"T_1t_{\mathrm{straggler}}=T_0t_{\mathrm{straggler}}/\tau=T_0t_{\mathrm{server}}",
     defaults=(("tau", t_straggler / t_server),),
@@ -483,5 +875,14 @@ EQ12 = Result(
 )
 
 RESULTS: tuple[Result, ...] = (
-    THM41, THM41_PROOF, COR42, COR42_PROOF, THM43, THM43_APPENDIX, THM43_PROOF, COR44, COR44_PROOF, EQ12,
+    THM41,
+    THM41_PROOF,
+    COR42,
+    COR42_PROOF,
+    THM43,
+    THM43_APPENDIX,
+    THM43_PROOF,
+    COR44,
+    COR44_PROOF,
+    EQ12,
 )

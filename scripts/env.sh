@@ -1,0 +1,17 @@
+# Sourced by main.sh and test.sh: create the virtual environment on first use (or when pyproject.toml
+# changes) and put it on PATH. Everything the project needs is installed from pyproject.toml.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${SFLTHEORY_VENV:-$ROOT/.venv}"
+STAMP="$VENV/.installed-$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)"
+if [ ! -f "$STAMP" ]; then
+  echo "setting up $VENV (first run installs sympy, numpy, scipy, matplotlib, torch CPU, pytest, ruff, mypy)" >&2
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  # torch==2.13.0 (pinned in the 'verify' extra) resolves to the CPU wheel here.
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[verify,dev]"
+  rm -f "$VENV"/.installed-*
+  touch "$STAMP"
+fi
+export PATH="$VENV/bin:$PATH"
+cd "$ROOT"
