@@ -84,13 +84,16 @@ def _lambdify(args: tuple[sp.Symbol, ...], exprs: tuple[sp.Expr, ...]) -> Callab
     return sp.lambdify(args, list(exprs), modules="numpy", cse=True)
 
 
-def _call(exprs: Sequence[sp.Expr], values: Mapping[str, Value]) -> list[Value]:
+def _call_raw(exprs: Sequence[sp.Expr], values: Mapping[str, Value]) -> list[Any]:
     syms: set[sp.Symbol] = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
     args = tuple(sorted(syms, key=lambda s: s.name))
     f = _lambdify(args, tuple(exprs))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = f(*(values[a.name] for a in args))
-    return [np.asarray(o, dtype=float) if np.ndim(o) else float(o) for o in out]
+        return list(f(*(values[a.name] for a in args)))
+
+
+def _call(exprs: Sequence[sp.Expr], values: Mapping[str, Value]) -> list[Value]:
+    return [np.asarray(o, dtype=float) if np.ndim(o) else float(o) for o in _call_raw(exprs, values)]
 
 
 def resolve(
@@ -266,6 +269,9 @@ def evaluate(result: Result | str, params: Mapping[str, ArrayLike] | None = None
     """
     r = _as_result(result)
     if not r.explicit:
+        if r.rate is None:
+            why = r.notes[0] if r.notes else "the paper states no bound for it"
+            raise ParameterError(r.id, f"no bound to evaluate: {why}")
         see = f"; use {r.see}" if r.see else ""
         raise ParameterError(r.id, f"stated only up to constants ({r.rate}): the paper gives no bound to evaluate{see}")
     values, derived, unused = resolve(r, {**(params or {}), **kw})
@@ -403,8 +409,11 @@ def _branch_bound(
         return np.where(np.asarray(sl) >= 0, np.inf, 0.0) if shape else (math.inf if sl >= 0 else 0.0)
     others = {k: v for k, v in values.items() if k != step}
     if roots is not None:
-        vals = _call(list(roots), others)
-        cand = np.stack([np.broadcast_to(np.real_if_close(np.asarray(v, dtype=complex)).real, shape) for v in vals])
+        vals = [np.asarray(v, dtype=complex) for v in _call_raw(list(roots), others)]
+        # keep real roots only: a complex root is no boundary of the feasible interval
+        cand = np.stack(
+            [np.broadcast_to(np.where(np.abs(v.imag) <= 1e-12 * np.abs(v.real), v.real, np.nan), shape) for v in vals]
+        )
         cand = np.where(cand > 0, cand, np.inf)
         best = cand.min(axis=0)
     else:

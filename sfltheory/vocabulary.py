@@ -99,7 +99,7 @@ _register(
 # Paper notation: canonical name -> the symbol as the paper prints it (LaTeX).
 PAPER_NOTATION: dict[str, dict[str, str]] = {
     "mu_splitfed": {"lam": r"\lambda", "F": r"\mathcal{F}", "eps2": r"\epsilon^2"},
-    "heron_sfl": {"M": "N", "K": "h", "lam": r"\mu", "batch": "B", "G_c2": "G_c^2", "G_s2": "G_s^2"},
+    "heron_sfl": {"M": "N", "K": "h", "lam": r"\mu", "batch": "B", "G_c2": "G_c^2", "G_s2": "G_s^2", "sigma_c2": r"\sigma_c^2", "kappa": r"\kappa", "delta": r"\delta", "d_c": r"|\theta_c|", "F": r"f(\theta_g^1)-f^*"},
     "sl_noniid": {"T": "R", "M": "N", "sigma2": r"\sigma^2", "B2": "B^2", "G2": "G^2"},
     "cut_layer": {"L": "S", "M": "K", "K": r"\tau", "batch": "B_k", "eta": r"\eta^t", "sigma2": r"\sigma_k^2"},
     "sfl_aux": {"M": "m", "eps2": r"\sigma_G^2", "sigma2": r"\sigma_L^2", "eta_l": r"\mu_L", "eta": r"\mu"},
@@ -108,7 +108,7 @@ PAPER_NOTATION: dict[str, dict[str, str]] = {
 # ASCII spellings a user may type for the paper symbols above.
 _ASCII_ALIASES: dict[str, dict[str, str]] = {
     "mu_splitfed": {"lambda": "lam", "epsilon2": "eps2", "sigma_c^2": "sigma_c2", "sigma_s^2": "sigma_s2"},
-    "heron_sfl": {"N": "M", "h": "K", "mu": "lam", "B": "batch"},
+    "heron_sfl": {"N": "M", "h": "K", "mu": "lam", "B": "batch", "p": "batch", "q": "q_smash", "F_c": "flops_c", "F_a": "flops_a", "Delta": "Delta_drift", "G_c^2": "G_c2", "G_s^2": "G_s2", "sigma_c^2": "sigma_c2", "sigma^2": "sigma_c2"},
     "sl_noniid": {"R": "T", "N": "M"},
     "cut_layer": {"S": "L", "B_k": "batch", "eta_t": "eta", "sigma_k2": "sigma2", "E": "E_epochs"},
     "sfl_aux": {"m": "M", "sigma_G2": "eps2", "sigma_L2": "sigma2", "mu_L": "eta_l", "mu": "eta"},
