@@ -163,6 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SflTheoryError as e:
         print(f"sfltheory: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # output piped into `head`: not an error
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -56,8 +56,11 @@ def _fmt(v: np.ndarray) -> str:
     return f"{flat[0]:g}" if flat.size == 1 else f"an array containing {flat[0]:g}"
 
 
-def _check_domain(name: str, v: np.ndarray, derived_from: str | None = None) -> None:
+def _check_domain(name: str, v: np.ndarray, derived_from: str | None = None, shown: str | None = None) -> None:
+    """Raise ParameterError (naming ``shown``, the spelling the user typed) if ``v`` is outside the domain."""
     p = vocab.get(name)
+    v = np.atleast_1d(v)
+    name = shown or name
     if not np.all(np.isfinite(v)):
         bad = v[~np.isfinite(v)]
         raise ParameterError(name, f"must be finite (got {_fmt(bad)})")
@@ -84,12 +87,14 @@ def _lambdify(args: tuple[sp.Symbol, ...], exprs: tuple[sp.Expr, ...]) -> Callab
     return sp.lambdify(args, list(exprs), modules="numpy", cse=True)
 
 
-def _call_raw(exprs: Sequence[sp.Expr], values: Mapping[str, Value]) -> list[Any]:
+def _call_raw(exprs: Sequence[sp.Expr], values: Mapping[str, Value], dtype: type = np.float64) -> list[Any]:
     syms: set[sp.Symbol] = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
     args = tuple(sorted(syms, key=lambda s: s.name))
     f = _lambdify(args, tuple(exprs))
+    # NumPy scalars, not Python floats: x/0 must give inf (a void bound), not ZeroDivisionError.
+    vals: list[Any] = [np.asarray(values[a.name], dtype=dtype)[()] for a in args]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return list(f(*(values[a.name] for a in args)))
+        return list(f(*vals))
 
 
 def _call(exprs: Sequence[sp.Expr], values: Mapping[str, Value]) -> list[Value]:
@@ -120,7 +125,7 @@ def resolve(
             arr = np.asarray(raw, dtype=float)
         except (TypeError, ValueError):
             raise ParameterError(key, f"must be a number (got {raw!r})") from None
-        _check_domain(name, arr)
+        _check_domain(name, arr, shown=key)
         values[name] = float(arr) if arr.ndim == 0 else arr
     for small, large, why in _ORDER_RULES:
         if small in values and large in values and np.any(np.asarray(values[small]) > values[large]):
@@ -408,14 +413,24 @@ def _branch_bound(
         (sl,) = _call([slack_expr], values)
         return np.where(np.asarray(sl) >= 0, np.inf, 0.0) if shape else (math.inf if sl >= 0 else 0.0)
     others = {k: v for k, v in values.items() if k != step}
+    vals: list[np.ndarray] | None = None
     if roots is not None:
-        vals = [np.asarray(v, dtype=complex) for v in _call_raw(list(roots), others)]
+        # complex arithmetic: Cardano's formula reaches real roots through complex intermediates
+        try:
+            vals = [np.asarray(v, dtype=complex) for v in _call_raw(list(roots), others, dtype=np.complex128)]
+        except (NameError, TypeError, AttributeError):  # a special function NumPy lacks (e.g. LambertW)
+            vals = None
+    if vals is not None:
         # keep real roots only: a complex root is no boundary of the feasible interval
         cand = np.stack(
             [np.broadcast_to(np.where(np.abs(v.imag) <= 1e-12 * np.abs(v.real), v.real, np.nan), shape) for v in vals]
         )
         cand = np.where(cand > 0, cand, np.inf)
         best = cand.min(axis=0)
+        # the smallest positive root bounds (0, root] only if the branch holds inside it
+        probe = np.where(np.isfinite(best), best / 2, 1.0)
+        (sl,) = _call([slack_expr], {**others, step: probe})
+        best = np.where(np.asarray(sl) >= 0, best, 0.0)
     else:
         best = _bisect(slack_expr, step, others, shape)
     return float(best) if np.ndim(best) == 0 else best

@@ -38,6 +38,8 @@ def jsonable(v: Any) -> Any:
 
 
 def num(v: Any) -> str:
+    if v is None:
+        return "-"
     a = np.asarray(v)
     if a.ndim == 0:
         f = float(a)

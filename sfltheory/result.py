@@ -40,6 +40,9 @@ class Term:
     expr: sp.Expr
     meaning: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expr", sp.sympify(self.expr))
+
 
 @dataclass(frozen=True)
 class Hypothesis:
@@ -57,6 +60,10 @@ class Hypothesis:
     note: str = ""
     atol: float = 0.0  # equalities: |lhs - rhs| <= atol + rtol*|rhs| counts as holding
     rtol: float = 1e-9
+
+    def __post_init__(self) -> None:  # accept plain numbers on either side
+        object.__setattr__(self, "lhs", sp.sympify(self.lhs))
+        object.__setattr__(self, "rhs", sp.sympify(self.rhs))
 
 
 @dataclass(frozen=True)

@@ -55,16 +55,11 @@ register(
         "fraction",
     ),
     Param(
-        "gradnorm2_f", r"\|\nabla f(\theta^t)\|^2", "squared global gradient norm at the start of the round", "nonneg"
-    ),
-    Param(
         "gradnorm2_Fk",
         r"\|\nabla F_k(\theta^t)\|^2",
         "squared local gradient norm of one client at the start of the round",
         "nonneg",
     ),
-    Param("E_epochs", "E", "local epochs per round", "count", "count"),
-    Param("D_k", "D_k", "size of one client's local dataset", "count", "count"),
 )
 
 L, F, T, M, K, eta, sigma2, eps2, batch = symbols("L F T M K eta sigma2 eps2 batch")
