@@ -115,3 +115,18 @@ class Result:
         for h in self.hypotheses:
             names |= {s.name for s in (h.lhs.free_symbols | h.rhs.free_symbols)}
         return sorted(names)
+
+
+def step_branch(
+    name: str,
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    printed: str,
+    *,
+    source: Source = "statement",
+    where: str,
+    group: str = "",
+    note: str = "",
+) -> Hypothesis:
+    """One branch of a step-size condition, ``lhs <= rhs`` (``lhs`` the step size, ``rhs`` its bound)."""
+    return Hypothesis(name, lhs, "<=", rhs, "step_size", printed, source, where, group, note)

@@ -38,10 +38,12 @@ Conventions:
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 
 from ..assumptions import BOUNDED_HETEROGENEITY, Assumption
-from ..result import Discrepancy, Hypothesis, Provenance, Result, Term
+from ..result import Discrepancy, Hypothesis, Provenance, Result, Term, step_branch
 from ..vocabulary import Param, register, symbols
 
 SEED = "003_60e24e21677c19f3.txt"
@@ -114,18 +116,8 @@ LIPSCHITZ_STOCHASTIC_GRADIENTS = Assumption(
 ASSUMPTIONS = (NONCONVEX, SMOOTHNESS_UPPER_QUADRATIC, BOUNDED_VARIANCE_PER_CLIENT, BOUNDED_HETEROGENEITY)
 
 
-def _step(
-    name: str,
-    lhs: sp.Expr,
-    rhs: sp.Expr,
-    printed: str,
-    *,
-    source: str = "statement",
-    where: str,
-    group: str = "eta<=min{...}",
-    note: str = "",
-) -> Hypothesis:
-    return Hypothesis(name, lhs, "<=", rhs, "step_size", printed, source, where, group, note)  # type: ignore[arg-type]
+def _step(*args: Any, **kw: Any) -> Hypothesis:
+    return step_branch(*args, **{"group": "eta<=min{...}", **kw})
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ from typing import Any
 import sympy as sp
 
 from ..assumptions import BOUNDED_GRADIENTS_PER_PART, EFFECTIVE_RANK, SMOOTHNESS_PER_CLIENT, Assumption
-from ..result import Discrepancy, Hypothesis, Provenance, Result, Term
+from ..result import Discrepancy, Hypothesis, Provenance, Result, Term, step_branch
 from ..vocabulary import Param, register, symbols
 
 SEED = "001_e8dcbf2a405221d7.txt"
@@ -216,18 +216,7 @@ class _Float64(sp.Function):
         return printer._print(self.args[0])
 
 
-def _step(
-    name: str,
-    lhs: sp.Expr,
-    rhs: sp.Expr,
-    printed: str,
-    *,
-    source: str = "statement",
-    where: str,
-    group: str = "",
-    note: str = "",
-) -> Hypothesis:
-    return Hypothesis(name, lhs, "<=", rhs, "step_size", printed, source, where, group, note)  # type: ignore[arg-type]
+_step = step_branch
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -17,10 +17,12 @@ as :math:`\frac1T\sum_{t=0}^{T}` (T+1 terms over T) while the proofs average t =
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 
 from ..assumptions import BOUNDED_HETEROGENEITY, BOUNDED_VARIANCE_PER_PART_AS, SMOOTHNESS, SMOOTHNESS_PER_CLIENT
-from ..result import Discrepancy, Hypothesis, Provenance, Result, Term
+from ..result import Discrepancy, Hypothesis, Provenance, Result, Term, step_branch
 from ..vocabulary import symbols
 
 SEED = "000_0fb66116fc20c956.txt"
@@ -54,18 +56,8 @@ def _couplings(where: str) -> tuple[Hypothesis, ...]:
     )
 
 
-def _step(
-    name: str,
-    lhs: sp.Expr,
-    rhs: sp.Expr,
-    printed: str,
-    *,
-    source: str = "statement",
-    where: str,
-    group: str = "eta<=min{...}",
-    note: str = "",
-) -> Hypothesis:
-    return Hypothesis(name, lhs, "<=", rhs, "step_size", printed, source, where, group, note)  # type: ignore[arg-type]
+def _step(*args: Any, **kw: Any) -> Hypothesis:
+    return step_branch(*args, **{"group": "eta<=min{...}", **kw})
 
 
 # ---------------------------------------------------------------------------------------------------
