@@ -25,3 +25,11 @@ class ParameterError(SflTheoryError):
         self.name = name
         self.rule = rule
         super().__init__(f"parameter '{name}': {rule}")
+
+
+class NoBoundError(ParameterError):
+    """A result that states no explicit bound (O-form only, or no theorem at all); ``name`` is its id."""
+
+    def __init__(self, result_id: str, rule: str) -> None:
+        super().__init__(result_id, rule)
+        self.args = (f"result '{result_id}': {rule}",)

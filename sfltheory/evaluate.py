@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 
 from . import vocabulary as vocab
-from .errors import ParameterError
+from .errors import NoBoundError, ParameterError
 from .registry import get
 from .result import Hypothesis, Result
 
@@ -276,9 +276,9 @@ def evaluate(result: Result | str, params: Mapping[str, ArrayLike] | None = None
     if not r.explicit:
         if r.rate is None:
             why = r.notes[0] if r.notes else "the paper states no bound for it"
-            raise ParameterError(r.id, f"no bound to evaluate: {why}")
+            raise NoBoundError(r.id, f"no bound to evaluate: {why}")
         see = f"; use {r.see}" if r.see else ""
-        raise ParameterError(r.id, f"stated only up to constants ({r.rate}): the paper gives no bound to evaluate{see}")
+        raise NoBoundError(r.id, f"stated only up to constants ({r.rate}): the paper gives no bound to evaluate{see}")
     values, derived, unused = resolve(r, {**(params or {}), **kw})
     exprs = [t.expr for t in r.terms] + [h.lhs for h in r.hypotheses] + [h.rhs for h in r.hypotheses]
     out = _call(exprs, values)
