@@ -370,15 +370,27 @@ def _num(v: Value | None) -> str:
 
 
 @cache
+def _step_subs(r: Result, step: str) -> dict[sp.Symbol, sp.Expr]:
+    """The result's defaults that are defined from the step (e.g. ``eta_c = tau * eta``)."""
+    s = vocab.symbol(step)
+    return {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
+
+
+@cache
+def _slack_in_step(r: Result, h: Hypothesis, step: str) -> sp.Expr:
+    """``rhs - lhs`` of a hypothesis written in the step alone (its derived step sizes substituted)."""
+    return (h.rhs - h.lhs).subs(_step_subs(r, step))
+
+
+@cache
 def _step_solutions(r: Result, step: str) -> dict[str, tuple[sp.Expr, ...] | None]:
     """For each step-size hypothesis, the roots of ``lhs = rhs`` in the step once the result's
     defaults that depend on the step (e.g. ``eta_c = tau * eta``) are substituted; None when SymPy
     cannot isolate the step (then a numeric search is used)."""
     s = vocab.symbol(step)
-    subs = {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
     out: dict[str, tuple[sp.Expr, ...] | None] = {}
     for h in _step_hypotheses(r, step):
-        diff = sp.simplify((h.lhs - h.rhs).subs(subs))
+        diff = sp.simplify(-_slack_in_step(r, h, step))
         if s not in diff.free_symbols:
             out[h.name] = ()
             continue
@@ -392,22 +404,17 @@ def _step_solutions(r: Result, step: str) -> dict[str, tuple[sp.Expr, ...] | Non
 
 def _step_hypotheses(r: Result, step: str) -> list[Hypothesis]:
     s = vocab.symbol(step)
-    subs = {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
     return [
         h
         for h in r.hypotheses
-        if h.kind == "step_size"
-        and h.rel in ("<=", "<")
-        and s in (h.lhs.free_symbols | h.rhs.free_symbols | (h.lhs - h.rhs).subs(subs).free_symbols)
+        if h.kind == "step_size" and h.rel in ("<=", "<") and s in _slack_in_step(r, h, step).free_symbols
     ]
 
 
 def _branch_bound(
     r: Result, h: Hypothesis, step: str, roots: tuple[sp.Expr, ...] | None, values: dict[str, Value]
 ) -> Value:
-    s = vocab.symbol(step)
-    subs = {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
-    slack_expr = (h.rhs - h.lhs).subs(subs)
+    slack_expr = _slack_in_step(r, h, step)
     shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
     if roots == ():
         (sl,) = _call([slack_expr], values)
@@ -505,8 +512,7 @@ def max_step(result: Result | str, params: Mapping[str, ArrayLike] | None = None
 def _step_family(r: Result) -> set[str]:
     """The step and the step sizes defined from it (eta_s = eta, eta_c = tau * eta, ...)."""
     assert r.step is not None
-    s = vocab.symbol(r.step)
-    return {r.step} | {n for n, e in r.defaults if s in e.free_symbols}
+    return {r.step} | {x.name for x in _step_subs(r, r.step)}
 
 
 def _mentions_step(r: Result, h: Hypothesis) -> bool:

@@ -60,6 +60,36 @@ def _step(*args: Any, **kw: Any) -> Hypothesis:
     return step_branch(*args, **{"group": "eta<=min{...}", **kw})
 
 
+def _t41_branches(where: str) -> tuple[Hypothesis, Hypothesis]:
+    """Theorem 4.1's min{...}, printed again by Corollary 4.2 and used by App. C.1.4."""
+    return (
+        _step(
+            "eta<=1/(64L(tau+2d_s))",
+            eta,
+            ONE / (64 * L * (tau + 2 * d_s)),
+            r"\eta\le\frac{1}{64L(\tau+2d_s)}",
+            where=where,
+        ),
+        _step("eta<=1/(16L tau d_c)", eta, ONE / (16 * L * tau * d_c), r"\eta\le\frac{1}{16L\tau d_c}", where=where),
+    )
+
+
+def _t43_first_branch(where: str) -> Hypothesis:
+    """Theorem 4.3's first branch as the main text prints it (Theorem D.1 prints another)."""
+    return _step(
+        "eta<=1/(120L tau(1+2d_s/tau))",
+        eta,
+        ONE / (120 * L * tau * (1 + 2 * d_s / tau)),
+        r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}",
+        where=where,
+    )
+
+
+def _t43_client_branch(where: str) -> Hypothesis:
+    """Theorem 4.3's second branch, printed identically by D.1 and Corollary 4.4."""
+    return _step("eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where=where)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Theorem 4.1 (MU-Split, M = 1)
 _T41 = Provenance(SEED, "Theorem 4.1", "(8)", "Sec. 4.1; restated as Theorem C.1, eq. (18), App. C.1")
@@ -150,20 +180,7 @@ THM41 = Result(
     ),
     hypotheses=(
         *_couplings("Theorem 4.1"),
-        _step(
-            "eta<=1/(64L(tau+2d_s))",
-            eta,
-            ONE / (64 * L * (tau + 2 * d_s)),
-            r"\eta\le\frac{1}{64L(\tau+2d_s)}",
-            where="Theorem 4.1",
-        ),
-        _step(
-            "eta<=1/(16L tau d_c)",
-            eta,
-            ONE / (16 * L * tau * d_c),
-            r"\eta\le\frac{1}{16L\tau d_c}",
-            where="Theorem 4.1",
-        ),
+        *_t41_branches("Theorem 4.1"),
         *(h for h in _C1_PROOF),
     ),
     assumptions=(SMOOTHNESS, BOUNDED_VARIANCE_PER_PART_AS),
@@ -276,16 +293,7 @@ _C42_DISC = (
 )
 
 _C42_STEP = (
-    _step(
-        "eta<=1/(64L(tau+2d_s))",
-        eta,
-        ONE / (64 * L * (tau + 2 * d_s)),
-        r"\eta\le\frac{1}{64L(\tau+2d_s)}",
-        where="Corollary 4.2",
-    ),
-    _step(
-        "eta<=1/(16L tau d_c)", eta, ONE / (16 * L * tau * d_c), r"\eta\le\frac{1}{16L\tau d_c}", where="Corollary 4.2"
-    ),
+    *_t41_branches("Corollary 4.2"),
     _step("eta<=1/sqrt(d tau T)", eta, _eta_42, r"\eta\le\frac{1}{\sqrt{d\tau T}}", where="Corollary 4.2"),
     _step(
         "C.1.4 eta<=1/(tau L)",
@@ -373,20 +381,7 @@ COR42_PROOF = Result(
     ),
     hypotheses=(
         *_couplings("App. C.1.4 (via Theorem 4.1)"),
-        _step(
-            "eta<=1/(64L(tau+2d_s))",
-            eta,
-            ONE / (64 * L * (tau + 2 * d_s)),
-            r"\eta\le\frac{1}{64L(\tau+2d_s)}",
-            where="Theorem 4.1, used by App. C.1.4",
-        ),
-        _step(
-            "eta<=1/(16L tau d_c)",
-            eta,
-            ONE / (16 * L * tau * d_c),
-            r"\eta\le\frac{1}{16L\tau d_c}",
-            where="Theorem 4.1, used by App. C.1.4",
-        ),
+        *_t41_branches("Theorem 4.1, used by App. C.1.4"),
         _C42_STEP[3],
         _C42_STEP[4],
     ),
@@ -544,16 +539,8 @@ THM43 = Result(
     terms=_t43_terms(ONE),
     hypotheses=(
         *_couplings("Theorem 4.3"),
-        _step(
-            "eta<=1/(120L tau(1+2d_s/tau))",
-            eta,
-            ONE / (120 * L * tau * (1 + 2 * d_s / tau)),
-            r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}",
-            where="Theorem 4.3",
-        ),
-        _step(
-            "eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Theorem 4.3"
-        ),
+        _t43_first_branch("Theorem 4.3"),
+        _t43_client_branch("Theorem 4.3"),
         *_D1_PROOF,
         *_D1_IMPLICIT,
     ),
@@ -581,9 +568,7 @@ THM43_APPENDIX = Result(
             r"\eta\le\frac{1}{\sqrt{120L^2(\tau^2+2\tau d_s)}}",
             where="Theorem D.1",
         ),
-        _step(
-            "eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Theorem D.1"
-        ),
+        _t43_client_branch("Theorem D.1"),
         *_D1_PROOF,
         *_D1_IMPLICIT,
     ),
@@ -678,16 +663,8 @@ _C44_DISC = (
 _C44_COMMON = (
     *_couplings("Corollary 4.4 (via Theorem 4.3)"),
     *_SPLIT_HYPS,
-    _step(
-        "eta<=1/(120L tau(1+2d_s/tau))",
-        eta,
-        ONE / (120 * L * tau * (1 + 2 * d_s / tau)),
-        r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}",
-        where="Corollary 4.4",
-    ),
-    _step(
-        "eta<=M/(12 tau L d_c)", eta, M / (12 * tau * L * d_c), r"\eta\le\frac{M}{12\tau Ld_c}", where="Corollary 4.4"
-    ),
+    _t43_first_branch("Corollary 4.4"),
+    _t43_client_branch("Corollary 4.4"),
     _step("eta<=1/(L tau sqrt(dT))", eta, _eta_44, r"\eta\le\frac{1}{L\tau\sqrt{dT}}", where="Corollary 4.4"),
     Hypothesis("eta_g = sqrt(tau M)", eta_g, "==", _eta_g_44, "choice", r"\eta_g=\sqrt{\tau M}", where="Corollary 4.4"),
     Hypothesis(
@@ -796,20 +773,8 @@ COR44_PROOF = Result(
     ),
     hypotheses=(
         *_couplings("App. D.1.4 (via Theorem 4.3)"),
-        _step(
-            "eta<=1/(120L tau(1+2d_s/tau))",
-            eta,
-            ONE / (120 * L * tau * (1 + 2 * d_s / tau)),
-            r"\eta\le\frac{1}{120L\tau(1+2d_s/\tau)}",
-            where="Theorem 4.3, used by App. D.1.4",
-        ),
-        _step(
-            "eta<=M/(12 tau L d_c)",
-            eta,
-            M / (12 * tau * L * d_c),
-            r"\eta\le\frac{M}{12\tau Ld_c}",
-            where="Theorem 4.3, used by App. D.1.4",
-        ),
+        _t43_first_branch("Theorem 4.3, used by App. D.1.4"),
+        _t43_client_branch("Theorem 4.3, used by App. D.1.4"),
         Hypothesis(
             "eta_g = sqrt(tau M)", eta_g, "==", _eta_g_44, "choice", r"\eta_g=\sqrt{\tau M}", "proof", "App. D.1.4"
         ),
