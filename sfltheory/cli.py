@@ -9,7 +9,8 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -17,6 +18,10 @@ from . import report
 from .errors import ParameterError, SflTheoryError
 from .evaluate import evaluate, max_step
 from .registry import PAPERS, get, results
+
+if TYPE_CHECKING:
+    from .plan.cuts import CutTable
+    from .plan.timemodel import TimeModel
 
 EXIT_USAGE = 2
 
@@ -112,6 +117,217 @@ def _cmd_errata(a: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------------
+def _shape(raw: str | None) -> tuple[int, ...] | None:
+    if raw is None:
+        return None
+    try:
+        shape = tuple(int(x) for x in raw.split(","))
+    except ValueError:
+        raise ParameterError("--input-shape", f"must be comma-separated integers, e.g. 3,32,32 (got {raw!r})") from None
+    if not shape or any(x < 1 for x in shape):
+        raise ParameterError("--input-shape", f"every size must be >= 1 (got {raw!r})")
+    return shape
+
+
+def load_cuts(spec: str, input_shape: str | None = None, expand: str | None = None) -> CutTable:
+    """A model's cuts from a JSON/CSV block list, a registered model name or ``package.module:factory``."""
+    from .plan.cuts import load_blocks
+
+    if ":" not in spec and (Path(spec).suffix or "/" in spec):  # a file, not a registered model name
+        if input_shape or expand:
+            raise ParameterError("--input-shape", "a model given as a block list has no input shape or modules")
+        return load_blocks(spec)
+    try:
+        from verify.models import model_cuts
+    except ImportError as e:  # torch is an optional dependency of the theory side
+        raise ParameterError(
+            "--model", f"'{spec}' is a torch model and needs torch ({e}): pip install -e .[verify]"
+        ) from None
+    return model_cuts(spec, _shape(input_shape), expand=tuple(filter(None, (expand or "").split(","))))
+
+
+def _grid(raw: str | None) -> np.ndarray | None:
+    if raw is None:
+        return None
+    lo, sep, hi = raw.partition(":")
+    try:
+        if sep:
+            a, b = int(lo), int(hi)
+            if a < 1 or b < a or b - a > 10_000_000:
+                raise ValueError
+            return np.arange(a, b + 1, dtype=float)
+        return np.array([float(x) for x in raw.split(",")])
+    except ValueError:
+        raise ParameterError(
+            "--grid", f"expected FIRST:LAST (1 <= FIRST <= LAST) or a comma list (got {raw!r})"
+        ) from None
+
+
+def _floats(name: str, raw: str) -> tuple[float, ...]:
+    v = parse_assignments([f"{name}={raw}"])[name]
+    return tuple(float(x) for x in np.atleast_1d(v))
+
+
+def _time_model(a: argparse.Namespace, params: dict[str, Any]) -> TimeModel | None:
+    from .plan.timemodel import TimeModel, parse_distribution
+
+    given = [a.client_time, a.client_dist, a.server_step, a.bandwidth]
+    if all(x is None for x in given):
+        return None
+    if a.server_step is None:
+        raise ParameterError("--server-step", "the time model needs the time of one server step (seconds)")
+    bw: Any = None
+    if a.bandwidth is not None:
+        b = _floats("--bandwidth", a.bandwidth)
+        bw = b if len(b) > 1 else b[0]
+    if a.client_dist is not None:
+        m = params.get("M")
+        if m is None:
+            raise ParameterError("M", "a client-time distribution needs the number of clients: give M=...")
+        return TimeModel(
+            float(a.server_step),
+            client_dist=parse_distribution(a.client_dist),
+            n_clients=int(np.asarray(m)),
+            bandwidth=bw,
+            batch=a.batch,
+            messages=a.messages,
+            overlap=not a.no_overlap,
+        )
+    if a.client_time is None:
+        raise ParameterError("--client-time", "give the clients' times (--client-time 1,1,5) or --client-dist")
+    return TimeModel(
+        float(a.server_step),
+        client_time=_floats("--client-time", a.client_time),
+        bandwidth=bw,
+        batch=a.batch,
+        messages=a.messages,
+        overlap=not a.no_overlap,
+    )
+
+
+def _cmd_cuts(a: argparse.Namespace) -> int:
+    from .plan import render
+
+    t = load_cuts(a.model, a.input_shape, a.expand)
+    if a.plot:
+        from .plotting import plot_cuts
+
+        plot_cuts(t, a.plot)
+    if a.json:
+        _print_json(render.cuts_dict(t))
+    else:
+        print(render.cuts_text(t))
+    return 0
+
+
+def _cmd_plan(a: argparse.Namespace) -> int:
+    from .plan import plan, render
+
+    params = parse_assignments(a.params)
+    if a.plot:
+        from .plotting import check_path
+
+        check_path(a.plot)
+    timing = [a.client_time, a.client_dist, a.server_step, a.bandwidth]
+    if a.eps is None and any(x is not None for x in timing):
+        raise ParameterError("--eps", "the time model gives the time to reach bound <= eps: give eps too")
+    cuts = load_cuts(a.model, a.input_shape, a.expand) if a.model else None
+    p = plan(
+        a.id,
+        params,
+        cuts=cuts,
+        over=a.over,
+        grid=_grid(a.grid),
+        step=a.step,
+        require=a.require,
+        eps=a.eps,
+        time_model=_time_model(a, params),
+    )
+    if a.plot:
+        from .plotting import plot_plan
+
+        plot_plan(p, a.plot)
+    if a.json:
+        _print_json(render.plan_dict(p))
+    else:
+        print(render.plan_text(p))
+    return 0 if p.feasible else 1
+
+
+def _cmd_compare(a: argparse.Namespace) -> int:
+    from .plan import render
+    from .plan.compare import compare
+
+    ids = [x for x in a.items if "/" in x.partition("=")[0]]
+    params = parse_assignments([x for x in a.items if "/" not in x.partition("=")[0]])
+    if a.plot:
+        from .plotting import check_path
+
+        check_path(a.plot)
+    rows = compare(ids, params, eps=a.eps, step=a.step, require=a.require)
+    if a.plot:
+        from .plotting import plot_compare
+
+        plot_compare(rows, a.plot)
+    if a.json:
+        _print_json(render.compare_dict(rows))
+    else:
+        print(render.compare_text(rows))
+    return 0
+
+
+def _positive_float(name: str) -> Any:
+    def conv(raw: str) -> float:
+        try:
+            v = float(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {raw!r})") from None
+        if not np.isfinite(v) or v <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number > 0 (got {raw!r})")
+        return v
+
+    return conv
+
+
+def _count(name: str) -> Any:
+    def conv(raw: str) -> int:
+        try:
+            v = int(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer >= 1 (got {raw!r})") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer >= 1 (got {raw!r})")
+        return v
+
+    return conv
+
+
+def _model_args(s: argparse.ArgumentParser, required: bool) -> None:
+    s.add_argument(
+        "--model",
+        required=required,
+        help="a model name (see `sfltheory cuts --help`), package.module:factory, or a .json/.csv block list",
+    )
+    s.add_argument("--input-shape", help="per-sample input shape, e.g. 3,32,32 (default: the model's own)")
+    s.add_argument("--expand", help="comma list of submodules to split inside (e.g. a transformer's encoder)")
+
+
+def _search_args(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--eps", type=_positive_float("--eps"), help="target accuracy: report the rounds to bound <= eps")
+    s.add_argument(
+        "--step", default="auto", choices=["auto", "max", "joint", "given"], help="how the step size is chosen"
+    )
+    s.add_argument(
+        "--require",
+        default="statement",
+        choices=["statement", "all"],
+        help="hypotheses that must hold: the statement's, or also the proof's and implicit ones",
+    )
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--plot", metavar="FILE", help="draw the figure into FILE (.png, .pdf or .svg)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="sfltheory", description="Convergence theory of split federated learning, evaluated.")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -152,6 +368,41 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--markdown", action="store_true")
     s.set_defaults(func=_cmd_errata)
+
+    s = sub.add_parser("cuts", help="the candidate cut points of a model: d_c, d_s and activation size per cut")
+    _model_args(s, required=True)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--plot", metavar="FILE", help="draw d_c and activation size per cut into FILE")
+    s.set_defaults(func=_cmd_cuts)
+
+    s = sub.add_parser(
+        "plan",
+        help="optimal tau, cut and step size, rounds to eps, wall-clock time: plan ID [--model M] name=value ...",
+        description="Exit status: 0 with a plan, 1 when no choice is feasible (the reason is printed), 2 on bad input.",
+    )
+    s.add_argument("id")
+    s.add_argument("params", nargs="*", metavar="name=value")
+    _model_args(s, required=False)
+    s.add_argument("--over", default="tau", help="the integer parameter to optimise (default tau)")
+    s.add_argument("--grid", help="its values: FIRST:LAST or a comma list (default 1:1000)")
+    _search_args(s)
+    t = s.add_argument_group("wall-clock time model (with --eps)")
+    t.add_argument("--server-step", type=_positive_float("--server-step"), help="seconds per server step, whole model")
+    t.add_argument("--client-time", help="seconds per client round on the whole model, one per client: 1,1,5")
+    t.add_argument("--client-dist", help="or a scipy.stats distribution of it, e.g. expon:loc=1,scale=2 (with M=)")
+    t.add_argument("--bandwidth", help="bytes/s per client link (one value or one per client)")
+    t.add_argument("--batch", type=_count("--batch"), default=1, help="samples per client per round (default 1)")
+    t.add_argument("--messages", type=_count("--messages"), default=1, help="activation uploads per sample per round")
+    t.add_argument("--no-overlap", action="store_true", help="server steps start after the slowest client, not during")
+    s.set_defaults(func=_cmd_plan)
+
+    s = sub.add_parser(
+        "compare",
+        help="results side by side on the same constants: compare ID[:name=value,...] ... name=value ...",
+    )
+    s.add_argument("items", nargs="+", metavar="ID|name=value")
+    _search_args(s)
+    s.set_defaults(func=_cmd_compare)
     return p
 
 

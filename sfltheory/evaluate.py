@@ -238,14 +238,20 @@ def _any(xs: Any) -> bool | np.ndarray:
     return out
 
 
+_INEQ_RTOL = 1e-12
+
+
 def _check(h: Hypothesis, lhs: Value, rhs: Value) -> HypothesisCheck:
     lhs_a, rhs_a = np.asarray(lhs), np.asarray(rhs)
+    # a non-strict condition met with equality up to rounding holds (a default defined as the bound,
+    # e.g. lambda = sqrt(rule) checked against lambda^2 <= rule, lands within a few ulps either side)
+    tol = _INEQ_RTOL * np.maximum(np.abs(lhs_a), np.abs(rhs_a))
     if h.rel == "<=":
-        slack, holds = rhs_a - lhs_a, lhs_a <= rhs_a
+        slack, holds = rhs_a - lhs_a, lhs_a <= rhs_a + tol
     elif h.rel == "<":
         slack, holds = rhs_a - lhs_a, lhs_a < rhs_a
     elif h.rel == ">=":
-        slack, holds = lhs_a - rhs_a, lhs_a >= rhs_a
+        slack, holds = lhs_a - rhs_a, lhs_a >= rhs_a - tol
     elif h.rel == ">":
         slack, holds = lhs_a - rhs_a, lhs_a > rhs_a
     else:

@@ -1,0 +1,111 @@
+"""Several results side by side on the same constants: bound, step size, verdict and rounds to eps.
+
+An entry is a result id, optionally with its own overrides: ``mu_splitfed/thm4.1:tau=1`` against
+``mu_splitfed/thm4.1:tau=8`` compares MU-SplitFed without and with unbalanced updates; ``sl_noniid/thm2``
+against ``sl_noniid/thm1`` compares split learning with FedAvg (sl_noniid's Table 1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import vocabulary as vocab
+from ..errors import ParameterError
+from ..evaluate import ArrayLike, _as_result
+from ..registry import PAPERS, get
+from ..result import Result
+from .search import Require, rounds_to, solve
+
+
+@dataclass
+class Row:
+    entry: str  # as the user wrote it
+    result: str
+    overrides: dict[str, float]
+    title: str
+    bound: float | None  # at the given T (None with eps and no T)
+    step: float | None
+    step_mode: str
+    binding: str | None
+    verdict: str
+    rounds: float | None = None  # smallest T with bound <= eps (inf: never)
+    why_not: str = ""
+    terms: dict[str, float] = field(default_factory=dict)
+
+
+def parse_entry(entry: str) -> tuple[str, dict[str, float]]:
+    """``id`` or ``id:name=value,name=value``."""
+    rid, _, rest = entry.partition(":")
+    get(rid)  # unknown ids fail here, with suggestions
+    over: dict[str, float] = {}
+    for item in filter(None, rest.split(",")):
+        k, sep, v = item.partition("=")
+        if not sep or not k:
+            raise ParameterError(entry, f"expected id:name=value,... (got {item!r})")
+        try:
+            over[k] = float(v)
+        except ValueError:
+            raise ParameterError(k, f"must be a number (got {v!r})") from None
+    return rid, over
+
+
+def compare(
+    entries: Sequence[str],
+    params: Mapping[str, ArrayLike],
+    *,
+    eps: float | None = None,
+    step: str = "auto",
+    require: Require = "statement",
+) -> list[Row]:
+    """Each entry evaluated on ``params`` (plus its overrides); names a result does not use are ignored."""
+    if len(entries) < 1:
+        raise ParameterError("ids", "give at least one result id to compare")
+    rows = []
+    for entry in entries:
+        rid, over = parse_entry(entry)
+        r = _as_result(rid)
+        p: dict[str, Any] = {**params, **over}
+        p = {k: v for k, v in p.items() if _uses(r, k)}
+        bound = stepv = None
+        binding = None
+        verdict = ""
+        mode = step
+        terms: dict[str, float] = {}
+        if "T" in p or eps is None:
+            g = solve(r, p, step, require)
+            bound = float(g.bound)
+            stepv = None if g.step is None else float(g.step)
+            binding = None if g.binding is None else str(g.binding)
+            verdict = g.evaluation.verdict()
+            mode = g.step_mode
+            terms = {k: float(v) for k, v in g.evaluation.terms.items()}
+        row = Row(entry, r.id, over, r.title, bound, stepv, mode, binding, verdict, terms=terms)
+        if eps is not None:
+            q = {k: v for k, v in p.items() if k != "T"}
+            rr = rounds_to(r, eps, q, step, require)
+            row.rounds = float(rr.T)
+            row.why_not = rr.reason
+            if bound is None:
+                at = solve(r, {**q, "T": row.rounds if math.isfinite(row.rounds) else 2.0**53}, step, require)
+                row.bound = float(at.bound)
+                row.step = None if at.step is None else float(at.step)
+                row.binding = None if at.binding is None else str(at.binding)
+                row.verdict = at.evaluation.verdict()
+                row.step_mode = at.step_mode
+                row.terms = {k: float(v) for k, v in at.evaluation.terms.items()}
+        rows.append(row)
+    return rows
+
+
+def _uses(r: Result, key: str) -> bool:
+    """Whether ``key`` matters to ``r``; unknown names are kept so that evaluation rejects them."""
+    name = key if vocab.is_known(key) else vocab.aliases_for(r.paper).get(key)
+    if name is None:  # another paper's notation is simply not this result's
+        return not any(key in vocab.aliases_for(p) for p in PAPERS)
+    needed = set(r.parameters()) | {n for n, _ in r.defaults}
+    for _, e in r.defaults:
+        needed |= {s.name for s in e.free_symbols}
+    return name in needed or name in ("d", "d_c", "d_s")
