@@ -83,12 +83,42 @@ def _cmd_bound(a: argparse.Namespace) -> int:
     return 0
 
 
+def _best_steps(rid: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The bound at the largest feasible step and at the bound-minimising one, when every other parameter
+    of the result is given (otherwise None: check-lr needs only what the step conditions use)."""
+    from .evaluate import _step_family
+    from .plan.search import solve
+
+    r = get(rid)
+    if r.step is None or not r.explicit:
+        return None
+    fam = _step_family(r)
+    rest = {k: v for k, v in params.items() if k not in fam}
+    try:
+        at_max = solve(r, rest, "max")
+        joint = solve(r, rest, "joint")
+    except ParameterError:
+        return None
+    if np.ndim(at_max.bound) or np.ndim(joint.bound):
+        return None
+    return {
+        "largest_feasible": {"step": at_max.step, "bound": at_max.bound},
+        "bound_minimising": {"step": joint.step, "bound": joint.bound},
+    }
+
+
 def _cmd_check_lr(a: argparse.Namespace) -> int:
-    sc = max_step(a.id, parse_assignments(a.params))
+    params = parse_assignments(a.params)
+    sc = max_step(a.id, params)
+    best = _best_steps(a.id, params)
     if a.json:
-        _print_json(report.step_dict(sc))
+        _print_json({**report.step_dict(sc), "bound_at": best})
     else:
         print(report.step_text(sc))
+        if best is not None:
+            m, j = best["largest_feasible"], best["bound_minimising"]
+            print(f"bound at the largest feasible {sc.step} = {report.num(m['step'])}: {report.num(m['bound'])}")
+            print(f"bound-minimising {sc.step} = {report.num(j['step'])}: bound {report.num(j['bound'])}")
     return 0
 
 
@@ -408,7 +438,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # name=value pairs may come after options (plan ID --model m L=1 ...): argparse leaves those over
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        dest = next((d for d in ("params", "items") if isinstance(getattr(args, d, None), list)), None)
+        bad = [x for x in extra if x.startswith("-") or dest is None]
+        if bad:
+            parser.error(f"unrecognized arguments: {' '.join(bad)}")
+        getattr(args, dest).extend(extra)  # type: ignore[arg-type]
     try:
         return int(args.func(args))
     except SflTheoryError as e:

@@ -5,9 +5,12 @@ never leaves a half-written report):
 
 * ``CATALOGUE.md``, ``ERRATA.md``, ``VOCABULARY.md``: generated from the code;
 * ``example.json``: MU-SplitFed Theorem 4.3 on an AlexNet-sized split -- the largest step size each
-  edition allows, and the bound at it.
+  edition allows, and the bound at it;
+* ``cuts_resnet18.json``, ``plan_resnet18.json``/``.txt``/``.png``: the cuts of ResNet-18 (CIFAR-10) and
+  the plan over every cut and tau = 1..1000 under Theorem 4.3, with Corollary 4.4's rule beside it (needs
+  torch: skipped with a message when it is not installed).
 
-It grows with the project (cuts of a real model, measured constants, training runs: issues 4 and 5).
+It grows with the project (measured constants and training runs: issue 5).
 """
 
 from __future__ import annotations
@@ -69,6 +72,42 @@ def example() -> dict[str, Any]:
     return report.jsonable(out)
 
 
+# The worked example of the README: ResNet-18 on CIFAR-10 split among 10 clients.
+PLAN_RESULT = "mu_splitfed/thm4.3"
+PLAN_PARAMS: dict[str, float] = {
+    "L": 1.0,
+    "F": 2.3,
+    "T": 1000,
+    "M": 10,
+    "eta_g": 1.0,
+    "sigma_c2": 1.0,
+    "sigma_s2": 1.0,
+    "eps2": 0.5,
+    "lam": 1e-10,
+}
+
+
+def plan_example(out_dir: Path) -> dict[str, str] | None:
+    """The ResNet-18 plan; None when torch is missing (the theory side runs without it)."""
+    try:
+        from verify.models import model_cuts
+    except ImportError:
+        return None
+    from .plan import plan
+    from .plan.render import cuts_dict, plan_dict, plan_text
+    from .plotting import plot_plan
+
+    cuts = model_cuts("resnet18")
+    p = plan(PLAN_RESULT, PLAN_PARAMS, cuts=cuts)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plot_plan(p, out_dir / "plan_resnet18.png")  # written atomically by plotting.save
+    return {
+        "cuts_resnet18.json": json.dumps(cuts_dict(cuts), indent=2) + "\n",
+        "plan_resnet18.json": json.dumps(plan_dict(p), indent=2, allow_nan=False) + "\n",
+        "plan_resnet18.txt": plan_text(p) + "\n",
+    }
+
+
 def docs() -> dict[str, str]:
     """The generated documentation pages (also committed under docs/; a test keeps them in sync)."""
     rs = results()
@@ -83,7 +122,12 @@ def docs() -> dict[str, str]:
 
 def run(out_dir: Path) -> list[Path]:
     files = {**docs(), "example.json": json.dumps(example(), indent=2) + "\n"}
-    written = []
+    planned = plan_example(out_dir)
+    if planned is None:
+        print("torch is not installed: skipping the ResNet-18 plan (pip install -e .[verify])")
+    else:
+        files.update(planned)
+    written = [out_dir / "plan_resnet18.png"] if planned is not None else []
     for name, text in files.items():
         write_atomic(out_dir / name, text)
         written.append(out_dir / name)
@@ -102,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     ex = json.loads((out / "example.json").read_text())
     for rid, e in ex["editions"].items():
         print(f"{rid}: max eta {e['max_eta']:.3g} ({e['binding']}); bound at it {e['bound_at_max_eta']:.4g}")
+    if (out / "plan_resnet18.txt").exists():
+        print()
+        print((out / "plan_resnet18.txt").read_text(), end="")
     return 0
 
 

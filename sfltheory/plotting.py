@@ -102,9 +102,10 @@ def plot_plan(plan: Plan, path: str | Path) -> Path:
         has_cuts = plan.model is not None and len(plan.cuts) > 1
         fig, axes = plt.subplots(1, 2 if has_cuts else 1, figsize=(11, 4) if has_cuts else (6.4, 4), squeeze=False)
         ax = axes[0, 0]
+        colours = cut_colours(plt, len(plan.cuts))
         for i, c in enumerate(plan.cuts):
             y = np.where(np.isfinite(obj[i]), obj[i], np.nan)
-            ax.plot(plan.grid, y, label=c.cut.name if c.cut else plan.result, color=PALETTE[i % len(PALETTE)])
+            ax.plot(plan.grid, y, label=c.cut.name if c.cut else plan.result, color=colours[i])
             for rp in c.rules[:1]:
                 if rp.point is not None and not rp.why_not:
                     j = int(np.argmin(np.abs(plan.grid - rp.point.value)))
@@ -135,10 +136,17 @@ def plot_plan(plan: Plan, path: str | Path) -> Path:
             ax2.set_yscale("log" if all(v is not None and v > 0 for v in vals) else "linear")
             ax2.set_xlabel("cut (after block)")
             ax2.set_ylabel(f"best {ylabel}")
-            ax2.set_title(f"{plan.model}: best {plan.over} at each cut")
+            ax2.set_title(f"{plan.model}: best {ylabel} at each cut (over {plan.over})")
             ax2.legend()
         fig.tight_layout()
         return save(fig, path)
+
+
+def cut_colours(plt: Any, n: int) -> list[Any]:
+    """The palette for a few lines; for many ordered cuts, a sequential map (input side dark, output light)."""
+    if n <= len(PALETTE):
+        return list(PALETTE[:n])
+    return [plt.cm.viridis(x) for x in np.linspace(0.0, 0.9, n)]
 
 
 def _objective(ch: Any) -> float:

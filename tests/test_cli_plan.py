@@ -104,3 +104,18 @@ def test_cuts_from_csv(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> No
         ("stem", 100, 910, 64),
         ("body", 1000, 10, 32),
     ]
+
+
+def test_check_lr_reports_the_bound_minimising_step(capsys: pytest.CaptureFixture[str]) -> None:
+    # closed form (tests/test_plan.py): eta* = sqrt(4e-6/8) = 7.0711e-4, bound 2 sqrt(32e-6) = 0.0113137;
+    # at the largest feasible eta = 1/192: 4e-6*192 + 8/192 = 7.68e-4 + 0.0416667 = 0.0424347
+    args = ["check-lr", "mu_splitfed/thm4.1", "L=1", "tau=1", "d_c=1", "d_s=1", "eta=0.01", "F=1", "T=1e6"]
+    rc, out, _ = run(capsys, *args, "sigma_c2=1", "sigma_s2=0", "lam=1e-12", "--json")
+    d = json.loads(out)
+    assert rc == 0
+    assert d["bound_at"]["bound_minimising"]["step"] == pytest.approx(7.0710678e-4, rel=1e-6)
+    assert d["bound_at"]["bound_minimising"]["bound"] == pytest.approx(0.0113137, rel=1e-5)
+    assert d["bound_at"]["largest_feasible"]["bound"] == pytest.approx(4e-6 * 192 + 8 / 192, rel=1e-9)
+    # without F, T, sigma's the step conditions are still checked, and no bound is given
+    rc, out, _ = run(capsys, "check-lr", "mu_splitfed/thm4.1", "L=1", "tau=1", "d_c=1", "d_s=1", "--json")
+    assert rc == 0 and json.loads(out)["bound_at"] is None

@@ -9,7 +9,8 @@ import pytest
 
 from sfltheory import mainjob
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 
 
 @pytest.mark.parametrize("name", ["CATALOGUE.md", "ERRATA.md", "VOCABULARY.md"])
@@ -21,10 +22,37 @@ def test_docs_in_sync(name: str) -> None:
 
 def test_main_job_writes_reports(tmp_path: Path) -> None:
     written = mainjob.run(tmp_path)
-    assert {p.name for p in written} == {"CATALOGUE.md", "ERRATA.md", "VOCABULARY.md", "example.json"}
+    names = {p.name for p in written}
+    assert {"CATALOGUE.md", "ERRATA.md", "VOCABULARY.md", "example.json"} <= names
+    # with torch installed, the ResNet-18 worked example too
+    assert (
+        not names - {"CATALOGUE.md", "ERRATA.md", "VOCABULARY.md", "example.json"}
+        or {
+            "cuts_resnet18.json",
+            "plan_resnet18.json",
+            "plan_resnet18.txt",
+            "plan_resnet18.png",
+        }
+        <= names
+    )
     ex = json.loads((tmp_path / "example.json").read_text())
     e = ex["editions"]["mu_splitfed/thm4.3"]
     # main-text first branch at the example: 1/(120 L (tau + 2 d_s)) with L = 10, tau = 2,
     # d_s = 57_000_000 - 23_296 = 56_976_704: 1/(1200 * 113_953_410)
     assert e["max_eta"] == pytest.approx(1 / (1200 * 113_953_410))
     assert not list(tmp_path.glob(".*"))  # no temporary files left behind
+
+
+def test_readme_worked_example_is_current(capsys: pytest.CaptureFixture[str]) -> None:
+    # the README shows the ResNet-18 cuts and plan verbatim; regenerate it if this fails
+    pytest.importorskip("torch")
+    from sfltheory.cli import main
+
+    readme = (ROOT / "README.md").read_text()
+    assert main(["cuts", "--model", "resnet18"]) == 0
+    cuts = capsys.readouterr().out.rstrip()
+    args = ["plan", "mu_splitfed/thm4.3", "--model", "resnet18", "L=1", "F=2.3", "T=1000", "M=10", "eta_g=1"]
+    assert main([*args, "sigma_c2=1", "sigma_s2=1", "eps2=0.5", "lam=1e-10"]) == 0
+    planned = capsys.readouterr().out.rstrip()
+    assert cuts in readme
+    assert planned in readme

@@ -1,5 +1,10 @@
 """The empirical half of sfltheory: models, data, split-learning algorithms and constant estimators.
 
-Imports torch; ``sfltheory`` never imports this package at import time. Nothing is implemented here
-yet: cut enumeration is issue 4, constant estimation issue 5.
+Imports torch; ``sfltheory`` never imports this package at import time (the CLI imports it lazily for
+``cuts --model`` and ``plan --model``).
+
+* ``verify.models``: the models the seed papers use (MLP, CNN, LeNet-5, VGG-11, AlexNet, ResNet-18/50)
+  and the cut points of any ``torch.nn.Module`` as a :class:`sfltheory.plan.cuts.CutTable`.
+
+Constant estimation (L, sigma^2, eps^2, ...) is issue 5.
 """

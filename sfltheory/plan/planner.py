@@ -450,7 +450,12 @@ def _add_notes(out: Plan, choices: Sequence[PaperChoice]) -> None:
         b = best.best
         if best.eq12_tau is not None and best.best_rounds is not None:
             e12 = best.eq12_tau
-            if round(e12) != b.value or round(e12) != best.best_rounds.value:
+            if not (out.grid[0] <= round(e12) <= out.grid[-1]):
+                out.notes.append(
+                    f"at cut '{_cut_name(best.cut)}' eq. (12) gives tau = t_straggler/t_server = {e12:.4g}, outside "
+                    f"the grid {out.grid[0]:g}..{out.grid[-1]:g}"
+                )
+            elif round(e12) != b.value or round(e12) != best.best_rounds.value:
                 out.notes.append(
                     f"at cut '{_cut_name(best.cut)}' eq. (12) gives tau = t_straggler/t_server = {e12:.3g}, the "
                     f"fewest-rounds tau is {best.best_rounds.value:g} and the fastest tau is {b.value:g}: they disagree"
