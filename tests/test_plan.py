@@ -105,9 +105,7 @@ def test_rounds_unreachable_names_the_floor() -> None:
     assert "floor" in r.reason and r.floor == pytest.approx(16.0, rel=1e-6)
 
 
-def test_rounds_refuses_a_bound_that_grows_with_T() -> None:
-    # heron_sfl/thm1@sum is explicit and has T; a synthetic growing bound is simpler: use cut_layer/tau_def?
-    # cut_layer/prop1's bound 4F/(KT) + const decreases; Thm 4.1 with T given is refused instead
+def test_rounds_refuses_a_given_T() -> None:
     with pytest.raises(st.ParameterError, match="leave it out"):
         rounds_to(T41, 1.0, base(eta=1e-4, tau=1.0))
 
@@ -267,3 +265,28 @@ def test_load_blocks_bad_files(tmp_path, text: str, suffix: str, match: str) -> 
     f.write_text(text)
     with pytest.raises(st.ParameterError, match=match):
         load_blocks(f)
+
+
+def test_compare_split_learning_with_fedavg_sec43() -> None:
+    # sl_noniid Sec. 4.3 displays (i) FL and (ii) SL at eta_tilde = 1/sqrt(R) (unit constants):
+    # F/sqrt(R) + (K G^2 + sigma^2)/(K R) + sigma^2/(N K sqrt(R)) for FL, sigma^2/(K sqrt(R)) for SL.
+    # F = G^2 = K = sigma^2 = 1, N = M = 4, R = T = 100: FL 0.1 + 0.02 + 0.025 = 0.145; SL 0.1 + 0.02 + 0.1 = 0.22.
+    # Rounds to eps = 0.2 (x = 1/sqrt(T)): SL 2x + 2x^2 <= 0.2 -> x <= (-1 + sqrt(1.4))/2 = 0.091608 -> T = 120;
+    # FL 1.25x + 2x^2 <= 0.2 -> x <= (-1.25 + sqrt(3.1625))/4 = 0.1320855 -> T >= 57.32 -> 58.
+    params = {"F": 1.0, "G2": 1.0, "K": 1.0, "sigma2": 1.0, "M": 4.0, "T": 100.0, "L": 1.0, "B2": 1.0}
+    fl, sl = compare(["sl_noniid/sec4.3.fl", "sl_noniid/sec4.3.sl"], params, eps=0.2)
+    assert fl.bound == pytest.approx(0.145) and sl.bound == pytest.approx(0.22)
+    assert (fl.rounds, sl.rounds) == (58, 120)
+
+
+def test_rounds_refuses_a_bound_that_grows_with_T() -> None:
+    from sfltheory.result import Provenance, Result, Term
+    from sfltheory.vocabulary import symbols
+
+    F, T, L, eta = symbols("F T L eta")
+    grows = Result(
+        "mu_splitfed", "synthetic", "theorem", "grows", Provenance("synthetic", "S"), "x",
+        (Term("init", F / T, "F/T"), Term("drift", eta * L * T, "eta L T")),
+    )  # fmt: skip
+    with pytest.raises(st.ParameterError, match="does not decrease in T"):
+        rounds_to(grows, 1.0, {"F": 1.0, "L": 1.0, "eta": 1e-3})

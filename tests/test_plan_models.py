@@ -49,3 +49,32 @@ def test_q_smash_comes_from_the_cut(resnet18) -> None:  # type: ignore[no-untype
     bounds = {c.cut.name: c.best.bound for c in p.cuts}  # type: ignore[union-attr]
     assert bounds["stem"] == 4_198_016
     assert bounds["layer2.0"] == 2_857_088
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["cuts", "--model", "nosuch"], "unknown model 'nosuch'"),
+        (["cuts", "--model", "resnet18", "--input-shape", "3,x"], "--input-shape"),
+        (["cuts", "--model", "resnet18", "--input-shape", "3,0,32"], "--input-shape"),
+        (["cuts", "--model", "alexnet", "--input-shape", "3,8,8"], "does not fit alexnet"),
+        (["cuts", "--model", "no_such_module:f"], "--model"),
+        (["plan", "mu_splitfed/thm4.3", "--model", "resnet18", "L=-1"], "parameter 'L'"),
+        (["plan", "mu_splitfed/thm4.3", "--model", "resnet18", "d_c=5"], "leave d, d_c, d_s out"),
+    ],
+)
+def test_model_bad_input_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
+    from sfltheory.cli import main
+
+    rc = main(argv)
+    _, err = capsys.readouterr()
+    assert rc == 2 and err.count("\n") == 1 and needle in err, err
+
+
+def test_nearest_cut_to_the_rule_at_the_optimum(resnet18) -> None:  # type: ignore[no-untyped-def]
+    # at tau = 1000 Cor 4.4's rule asks for d_c = sqrt(11,173,962/1000) = 105.7; the nearest cut (in ratio)
+    # is the stem (1,856 parameters, 17.6x that)
+    p = plan("mu_splitfed/thm4.3", {**PARAMS, "lam": 1e-10}, cuts=resnet18)
+    assert p.best is not None and p.best.best is not None and p.best.best.value == 1000
+    assert any("asks for d_c = 105.7; the nearest cut is 'stem' (d_c = 1,856, 17.6x that)" in n for n in p.notes)
+    assert str(p).startswith("plan for mu_splitfed/thm4.3")

@@ -86,6 +86,11 @@ class Plan:
     def feasible(self) -> bool:
         return any(c.best is not None for c in self.cuts)
 
+    def __str__(self) -> str:  # the CLI's table, also what a notebook prints
+        from .render import plan_text
+
+        return plan_text(self)
+
     @property
     def best(self) -> CutPlan | None:
         ok = [c for c in self.cuts if c.best is not None]
@@ -439,6 +444,17 @@ def _add_notes(out: Plan, choices: Sequence[PaperChoice]) -> None:
                 f"{ch.name} ({ch.printed}) asks for d_c between {lo:.4g} and {hi:.4g} for tau in "
                 f"{out.grid[0]:g}..{out.grid[-1]:g}, but the cuts of {out.model} give d_c from {min(dcs):,} to "
                 f"{max(dcs):,}: no cut can follow it"
+            )
+        if best is not None and best.best is not None and out.over == "tau" and out.d:
+            want = float(ch.dc_of_tau.subs({d: out.d, tau: best.best.value}))
+            near = min(
+                (c for c in out.cuts if c.cut is not None),
+                key=lambda c: abs(math.log(c.cut.d_c / want)),  # type: ignore[union-attr]
+            )
+            assert near.cut is not None
+            out.notes.append(
+                f"at the optimal tau = {best.best.value:g}, {ch.name} asks for d_c = {want:.4g}; the nearest cut is "
+                f"'{near.cut.name}' (d_c = {near.cut.d_c:,}, {near.cut.d_c / want:.3g}x that)"
             )
         rb = out.rule_best()
         if best is not None and rb is not None and rb[0] is not best:
