@@ -174,8 +174,9 @@ def plan_text(p: Plan) -> str:
             rb = p.rule_best()
             if rb is not None and rb[1].point is not None:
                 pt = rb[1].point
+                at_cut = f"cut '{rb[0].cut.name}' at " if rb[0].cut else ""
                 lines.append(
-                    f"  following it: cut '{rb[0].cut.name if rb[0].cut else '-'}' at tau = {pt.value:g} "
+                    f"  following it: {at_cut}tau = {pt.value:g} "
                     f"(exact {rb[1].exact:.4g}): bound {num(pt.bound)}"
                     + (f", {_int(pt.rounds)} rounds" if pt.rounds is not None else "")
                 )
