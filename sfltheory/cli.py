@@ -236,18 +236,22 @@ def _time_model(a: argparse.Namespace, params: dict[str, Any]) -> TimeModel | No
     )
 
 
+def _emit(a: argparse.Namespace, value: Any, to_dict: Any, to_text: Any, plot: str | None = None) -> None:
+    """Draw ``value`` with ``sfltheory.plotting.<plot>`` if ``--plot`` was given, then print it as JSON or text."""
+    if a.plot and plot:
+        from . import plotting
+
+        getattr(plotting, plot)(value, a.plot)
+    if a.json:
+        _print_json(to_dict(value))
+    else:
+        print(to_text(value))
+
+
 def _cmd_cuts(a: argparse.Namespace) -> int:
     from .plan import render
 
-    t = load_cuts(a.model, a.input_shape, a.expand)
-    if a.plot:
-        from .plotting import plot_cuts
-
-        plot_cuts(t, a.plot)
-    if a.json:
-        _print_json(render.cuts_dict(t))
-    else:
-        print(render.cuts_text(t))
+    _emit(a, load_cuts(a.model, a.input_shape, a.expand), render.cuts_dict, render.cuts_text, "plot_cuts")
     return 0
 
 
@@ -274,14 +278,7 @@ def _cmd_plan(a: argparse.Namespace) -> int:
         eps=a.eps,
         time_model=_time_model(a, params),
     )
-    if a.plot:
-        from .plotting import plot_plan
-
-        plot_plan(p, a.plot)
-    if a.json:
-        _print_json(render.plan_dict(p))
-    else:
-        print(render.plan_text(p))
+    _emit(a, p, render.plan_dict, render.plan_text, "plot_plan")
     return 0 if p.feasible else 1
 
 
@@ -296,14 +293,7 @@ def _cmd_compare(a: argparse.Namespace) -> int:
 
         check_path(a.plot)
     rows = compare(ids, params, eps=a.eps, step=a.step, require=a.require)
-    if a.plot:
-        from .plotting import plot_compare
-
-        plot_compare(rows, a.plot)
-    if a.json:
-        _print_json(render.compare_dict(rows))
-    else:
-        print(render.compare_text(rows))
+    _emit(a, rows, render.compare_dict, render.compare_text, "plot_compare")
     return 0
 
 

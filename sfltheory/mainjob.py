@@ -16,13 +16,12 @@ It grows with the project (measured constants and training runs: issue 5).
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from . import report
+from .atomic import write_atomic
 from .evaluate import evaluate, max_step
 from .registry import results
 
@@ -41,18 +40,6 @@ EXAMPLE: dict[str, float] = {
     "eps2": 0.5,
     "lam": 1e-7,
 }
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def example() -> dict[str, Any]:

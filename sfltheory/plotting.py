@@ -8,14 +8,13 @@ so importing :mod:`sfltheory` stays fast.
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .atomic import atomic_path
 from .errors import ParameterError
 
 if TYPE_CHECKING:
@@ -78,14 +77,9 @@ def check_path(path: str | Path) -> Path:
 def save(fig: Any, path: str | Path) -> Path:
     """Write ``fig`` atomically and close it."""
     p = check_path(path)
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=p.suffix)
-    os.close(fd)
     try:
-        fig.savefig(tmp, format=p.suffix[1:])
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        with atomic_path(p) as tmp:
+            fig.savefig(tmp, format=p.suffix[1:])
     finally:
         _mpl().close(fig)
     return p

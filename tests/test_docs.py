@@ -56,3 +56,18 @@ def test_readme_worked_example_is_current(capsys: pytest.CaptureFixture[str]) ->
     planned = capsys.readouterr().out.rstrip()
     assert cuts in readme
     assert planned in readme
+
+
+def test_atomic_write_leaves_an_ordinary_file(tmp_path: Path) -> None:
+    import os
+
+    from sfltheory.atomic import write_atomic
+
+    target = tmp_path / "sub" / "report.txt"
+    write_atomic(target, "first")
+    write_atomic(target, "second")  # replaces, never appends
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.read_text() == "second"
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
+    assert [p.name for p in target.parent.iterdir()] == ["report.txt"]
