@@ -20,7 +20,6 @@ equally long: the largest tau that costs no time per round.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,8 +134,9 @@ class TimeModel:
     def clients(self) -> int:
         return len(self.client_time) if self.client_time else int(self.n_clients or 0)
 
-    def upload_bytes(self, activation: float) -> float:
-        return float(self.messages * self.batch * activation * self.bytes_per_value)
+    def upload_bytes(self, activation: Any) -> Any:
+        """Bytes one client uploads per round at a cut with ``activation`` values per sample."""
+        return self.messages * self.batch * np.asarray(activation, dtype=float) * self.bytes_per_value
 
     def straggler(self, fraction: Any, activation: Any) -> Any:
         """Expected time until the slowest client's activations have arrived (broadcasts over cuts)."""
@@ -144,7 +144,7 @@ class TimeModel:
         q = np.asarray(activation, dtype=float)
         if self.bandwidth is not None and np.any(np.isnan(q)):
             raise ParameterError("activation", "the time model needs the activation size at every cut")
-        size = self.messages * self.batch * np.nan_to_num(q) * self.bytes_per_value
+        size = self.upload_bytes(np.nan_to_num(q))
         if self.client_dist is not None:
             comm = 0.0 if self.bandwidth is None else size / float(self.bandwidth)  # type: ignore[arg-type]
             return self._straggler_compute * f + comm
@@ -184,7 +184,3 @@ class TimeModel:
             "bytes_per_value": self.bytes_per_value,
             "overlap": self.overlap,
         }
-
-
-def as_tuple(values: float | Sequence[float]) -> tuple[float, ...]:
-    return tuple(float(v) for v in (values if isinstance(values, Sequence) else [values]))
