@@ -33,8 +33,9 @@ def per_sample_loss(loss: nn.Module | LossFn) -> LossFn:
     if isinstance(loss, nn.Module) and hasattr(loss, "reduction"):
         import copy
 
-        loss = copy.copy(loss)
-        loss.reduction = "none"
+        copied = copy.copy(loss)
+        copied.reduction = "none"  # type: ignore[assignment]
+        return cast(LossFn, copied)
     return cast(LossFn, loss)
 
 
@@ -174,7 +175,7 @@ class Objective:
             def g(q: Params, X: Tensor = X, y: Tensor = y) -> Params:
                 return cast(Params, grad(self.loss_sum)(q, X, y))
 
-            _, hv = jvp(g, (p,), (tangent,))
+            hv = jvp(g, (p,), (tangent,))[1]
             for k, t in hv.items():
                 out[k] += t
         m = self.count(idx)

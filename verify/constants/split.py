@@ -106,8 +106,7 @@ class Split:
                 raise ParameterError("cut", f"'{cut}' is not a cut of this model (cuts: {names}, ...)")
             point = found[0]
         blocks = enumerate_blocks(model, expand, input_shape, input_dtype=input_dtype)
-        names = [b for b, _ in blocks]
-        end = names.index(point.name)
+        end = [b for b, _ in blocks].index(point.name)
         server_ids = {id(p) for _, m in blocks[end + 1 :] for p in m.parameters()}
         client_ids = {id(p) for _, m in blocks[: end + 1] for p in m.parameters()}
         client: list[str] = []
