@@ -74,8 +74,20 @@ def _cmd_show(a: argparse.Namespace) -> int:
     return 0
 
 
+def _with_constants(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """Measured constants (``--constants FILE``) the result needs, overridden by name=value pairs."""
+    if not getattr(a, "constants", None):
+        return params
+    from .constants import Constants
+
+    measured, notes = Constants.load(a.constants).params_for(a.id)
+    for n in notes:
+        print(f"# {n}", file=sys.stderr)
+    return {**measured, **params}
+
+
 def _cmd_bound(a: argparse.Namespace) -> int:
-    ev = evaluate(a.id, parse_assignments(a.params))
+    ev = evaluate(a.id, _with_constants(a, parse_assignments(a.params)))
     if a.json:
         _print_json(report.bound_dict(ev))
     else:
@@ -108,7 +120,7 @@ def _best_steps(rid: str, params: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _cmd_check_lr(a: argparse.Namespace) -> int:
-    params = parse_assignments(a.params)
+    params = _with_constants(a, parse_assignments(a.params))
     sc = max_step(a.id, params)
     best = _best_steps(a.id, params)
     if a.json:
@@ -297,6 +309,21 @@ def _cmd_compare(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_measure(a: argparse.Namespace) -> int:
+    try:
+        from verify.constants.cli import run
+    except ImportError as e:
+        raise ParameterError("measure", f"needs torch ({e}): pip install -e .[verify]") from None
+    c = run(a)
+    if a.out:
+        c.to_json(a.out)
+    if a.json:
+        print(c.to_json(), end="")
+    else:
+        print(c)
+    return 0
+
+
 def _positive_float(name: str) -> Any:
     def conv(raw: str) -> float:
         try:
@@ -370,10 +397,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_bound)
 
+    s.add_argument("--constants", metavar="FILE", help="measured constants (sfltheory measure --out FILE)")
+
     s = sub.add_parser("check-lr", help="step-size conditions branch by branch, the largest feasible step")
     s.add_argument("id")
     s.add_argument("params", nargs="*", metavar="name=value")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--constants", metavar="FILE", help="measured constants (sfltheory measure --out FILE)")
     s.set_defaults(func=_cmd_check_lr)
 
     s = sub.add_parser("vocabulary", help="the canonical parameter names and each paper's notation")
@@ -423,6 +453,41 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("items", nargs="+", metavar="ID|name=value")
     _search_args(s)
     s.set_defaults(func=_cmd_compare)
+
+    s = sub.add_parser(
+        "measure",
+        help="measure L, sigma^2, eps^2, G^2, kappa, F of a model on data, per part of a split",
+        description="Measures at the model's initialisation (or --state), or along an SGD run (--steps).",
+    )
+    s.add_argument("--model", required=True, help="a registered model (sized to the data) or package.module:factory")
+    s.add_argument("--data", required=True, help="digits, synthetic:n=..,shape=..,classes=.., or a .pt/.npz file")
+    s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
+    s.add_argument("--cut", help="split after this block (name or 1-based index, see `sfltheory cuts`)")
+    s.add_argument("--state", metavar="FILE", help="a state_dict to load (measure a trained model)")
+    s.add_argument("--loss", default="auto", help="ce, mse or auto (ce for integer labels)")
+    s.add_argument("--what", help="comma list: L,sigma2,eps2,kappa,F,gradnorm2_f,zo,L_clients (default: all but zo)")
+    s.add_argument("--clients", type=_count("--clients"), help="number of clients (heterogeneity needs >= 2)")
+    s.add_argument("--partition", default="iid", help="iid, dirichlet:ALPHA, shards:K or sorted (default iid)")
+    s.add_argument("--batch", type=_count("--batch"), help="also report the variance of a mini-batch of this size")
+    s.add_argument("--probes", type=_count("--probes"), default=90, help="Hessian-vector products for the trace")
+    s.add_argument("--tol", type=_positive_float("--tol"), default=1e-4, help="Lanczos relative tolerance")
+    s.add_argument("--fstar", type=float, default=0.0, help="a lower bound on f* for F = f(x0) - f* (default 0)")
+    s.add_argument("--lam", type=_positive_float("--lam"), help="smoothing radius for the zeroth-order error (zo)")
+    s.add_argument("--P", type=_count("--P"), default=1, help="perturbations per zeroth-order estimate")
+    s.add_argument("--zo-form", default="spsa", choices=["spsa", "forward"], help="MU-SplitFed's or HERON-SFL's")
+    s.add_argument("--steps", type=int, default=0, help="train this many SGD steps, measuring along the way")
+    s.add_argument("--every", type=_count("--every"), default=50, help="measure every this many steps")
+    s.add_argument("--lr", type=_positive_float("--lr"), default=0.05, help="SGD step size for --steps")
+    s.add_argument("--train-batch", type=_count("--train-batch"), default=32, help="SGD mini-batch for --steps")
+    s.add_argument("--run-dir", help="save the run here after every checkpoint, and resume from it")
+    s.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    s.add_argument("--float64", action="store_true", help="measure in double precision")
+    s.add_argument("--chunk", type=_count("--chunk"), default=256, help="samples per forward pass (memory)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", metavar="FILE", help="write the constants as JSON to FILE (atomically)")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=_cmd_measure)
     return p
 
 

@@ -10,7 +10,11 @@ never leaves a half-written report):
   the plan over every cut and tau = 1..1000 under Theorem 4.3, with Corollary 4.4's rule beside it (needs
   torch: skipped with a message when it is not installed).
 
-It grows with the project (measured constants and training runs: issue 5).
+* ``constants_digits_cnn.json``, ``thm43_digits_cnn.txt``: the constants of the FedAvg CNN on scikit-learn's
+  digits (real data), split after ``conv2`` among 4 clients (Dirichlet 0.5 label skew), measured at
+  initialisation, and MU-SplitFed Theorem 4.3 evaluated with them at its largest feasible step (needs torch).
+
+It grows with the project (training runs next).
 """
 
 from __future__ import annotations
@@ -95,6 +99,43 @@ def plan_example(out_dir: Path) -> dict[str, str] | None:
     }
 
 
+MEASURE_RESULT = "mu_splitfed/thm4.3"
+MEASURE_PARAMS: dict[str, float] = {"T": 1000, "tau": 4, "M": 4, "eta_g": 1.0, "lam": 1e-6, "P": 1}
+
+
+def measure_example(every: int = 3) -> dict[str, str] | None:
+    """Measure the digits CNN on every ``every``-th image and evaluate Theorem 4.3 with it; None without torch."""
+    try:
+        from torch import nn
+
+        from verify.constants import measure
+        from verify.data import digits, partition
+        from verify.models import build
+    except ImportError:
+        return None
+    ds = digits()
+    X, y = ds.X[::every], ds.y[::every]  # every 3rd: 599 of the 1797 images, a minute on two CPU cores
+    clients = partition(y, 4, "dirichlet:0.5", seed=0)
+    c = measure(build("cnn", input_size=8), nn.CrossEntropyLoss(), (X, y), "conv2", what=["L", "sigma2", "eps2", "F"],
+                clients=clients, tol=1e-2, chunk=600, device="cpu")  # fmt: skip
+    c.meta.update({"model": "cnn (FedAvg, 1x8x8)", "data": f"digits[::{every}]", "partition": "dirichlet:0.5"})
+    measured, notes = c.params_for(MEASURE_RESULT)
+    params = {**measured, **MEASURE_PARAMS}
+    sc = max_step(MEASURE_RESULT, params)
+    ev = evaluate(MEASURE_RESULT, {**params, sc.step: sc.max_step})
+    text = "\n".join(
+        [
+            f"{MEASURE_RESULT}, constants measured on the FedAvg CNN / digits (1 image in {every}),",
+            "cut after conv2, 4 clients (Dirichlet 0.5):",
+            *(f"  {n}" for n in notes),
+            f"largest feasible {sc.step}: {report.num(sc.max_step)} ({sc.binding})",
+            "",
+            report.bound_text(ev),
+        ]
+    )
+    return {"constants_digits_cnn.json": c.to_json(), "thm43_digits_cnn.txt": text + "\n"}
+
+
 def docs() -> dict[str, str]:
     """The generated documentation pages (also committed under docs/; a test keeps them in sync)."""
     rs = results()
@@ -107,13 +148,16 @@ def docs() -> dict[str, str]:
     }
 
 
-def run(out_dir: Path) -> list[Path]:
+def run(out_dir: Path, measure_every: int = 3) -> list[Path]:
     files = {**docs(), "example.json": json.dumps(example(), indent=2) + "\n"}
     planned = plan_example(out_dir)
     if planned is None:
         print("torch is not installed: skipping the ResNet-18 plan (pip install -e .[verify])")
     else:
         files.update(planned)
+    measured = measure_example(measure_every)
+    if measured is not None:
+        files.update(measured)
     written = [out_dir / "plan_resnet18.png"] if planned is not None else []
     for name, text in files.items():
         write_atomic(out_dir / name, text)
@@ -133,9 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     ex = json.loads((out / "example.json").read_text())
     for rid, e in ex["editions"].items():
         print(f"{rid}: max eta {e['max_eta']:.3g} ({e['binding']}); bound at it {e['bound_at_max_eta']:.4g}")
-    if (out / "plan_resnet18.txt").exists():
-        print()
-        print((out / "plan_resnet18.txt").read_text(), end="")
+    for extra in ("plan_resnet18.txt", "thm43_digits_cnn.txt"):
+        if (out / extra).exists():
+            print()
+            print((out / extra).read_text(), end="")
     return 0
 
 

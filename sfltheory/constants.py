@@ -1,0 +1,271 @@
+"""Measured constants as plain data: the record that crosses from ``verify`` (which measures) to the theory.
+
+A :class:`Constants` holds one :class:`Estimate` per canonical name (``L``, ``sigma_c2``, ``eps2`` ...) and
+*variants* of them under ``name[variant]`` keys: ``sigma_c2[max]`` (the supremum over samples rather than the
+mean), ``L[client]`` (one part's Hessian block), ``L[min]`` (the most negative eigenvalue), ``sigma2[batch=32]``
+(a mini-batch gradient) and so on. Papers state "the same" assumption differently -- for every sample or in
+expectation, per client or on average, for the whole model or per part -- so :meth:`Constants.params_for`
+reads a result's assumptions and picks the variant each one needs, and says which it picked.
+
+No torch here: a saved record (``to_json``) is evaluated against any theorem by ``sfltheory`` alone.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ParameterError
+from .evaluate import Evaluation, evaluate
+from .registry import get
+from .result import Result
+
+FORMAT = "sfltheory.constants/1"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A measured value with its uncertainty and how it was obtained.
+
+    ``se`` is a standard error (Monte-Carlo probes, sampling over data); ``interval`` a bound that holds by
+    construction (e.g. an eigenvalue lies within the Lanczos residual); ``n`` the samples and ``probes`` the
+    Hessian-vector products, perturbations or repetitions used.
+    """
+
+    value: float
+    se: float | None = None
+    interval: tuple[float, float] | None = None
+    n: int | None = None
+    probes: int | None = None
+    method: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.value):
+            raise ParameterError("value", f"an estimate must be finite, got {self.value} ({self.method})")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if v not in (None, "")}
+        if self.interval is not None:
+            d["interval"] = list(self.interval)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Estimate:
+        unknown = set(d) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ParameterError("constants", f"unknown field '{sorted(unknown)[0]}' in an estimate")
+        iv = d.get("interval")
+        return cls(**{**d, "interval": tuple(iv) if iv is not None else None})
+
+    def __str__(self) -> str:
+        s = f"{self.value:.6g}"
+        if self.se is not None:
+            s += f" ± {self.se:.2g}"
+        if self.interval is not None:
+            s += f" in [{self.interval[0]:.6g}, {self.interval[1]:.6g}]"
+        return s
+
+
+# The canonical names a measurement fills (the typed fields of Constants).
+CANONICAL = ("L", "F", "sigma2", "sigma_c2", "sigma_s2", "eps2", "B2", "G2", "G_c2", "G_s2", "kappa",
+             "gradnorm2_f", "d", "d_c", "d_s")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Pick:
+    """How one assumption's constant is read from a measurement: the keys to try in order (the first present
+    wins; several keys joined by ``|`` take their maximum) and why."""
+
+    name: str
+    keys: tuple[str, ...]
+    why: str
+
+
+# assumption key -> picks. Variants are documented in verify.constants.measure.
+PICKS: dict[str, tuple[Pick, ...]] = {
+    "smoothness": (Pick("L", ("L",), "top Hessian eigenvalue of f"),),
+    "smoothness_per_client": (
+        Pick("L", ("L[clients]", "L"), "max over clients of the top eigenvalue of f_m (else that of f)"),
+    ),
+    "smoothness_upper_quadratic_per_client": (
+        Pick("L", ("L[clients]", "L"), "max over clients of the top eigenvalue of F_k (else that of f)"),
+    ),
+    "lipschitz_stochastic_gradients_implicit": (Pick("L", ("L",), "top Hessian eigenvalue of f (a lower bound)"),),
+    "sfl_aux_smoothness": (
+        Pick("L", ("L[client]|L[server]", "L"), "max of the client- and server-block top eigenvalues"),
+    ),
+    "bounded_variance_per_part_as": (
+        Pick("sigma_c2", ("sigma_c2[max]",), "stated for every sample: the max over samples"),
+        Pick("sigma_s2", ("sigma_s2[max]",), "stated for every sample: the max over samples"),
+    ),
+    "bounded_variance_per_part": (
+        Pick("sigma_c2", ("sigma_c2",), "in expectation: the mean over samples"),
+        Pick("sigma_s2", ("sigma_s2",), "in expectation: the mean over samples"),
+    ),
+    "bounded_variance": (Pick("sigma2", ("sigma2",), "in expectation: the mean over samples"),),
+    "unbiased_bounded_variance_per_client": (
+        Pick("sigma2", ("sigma2",), "one-sample gradient, mean over samples, max over clients"),
+    ),
+    "bounded_variance_per_client": (
+        Pick("sigma2", ("sigma2[batch]", "sigma2"), "a mini-batch gradient's variance (measure with batch=)"),
+    ),
+    "sfl_aux_local_global_variance": (
+        Pick("sigma2", ("sigma_c2|sigma_s2", "sigma2"), "sigma_L^2: per part, in expectation; max of the parts"),
+        Pick("eps2", ("eps2[mean,client]|eps2[mean,server]", "eps2[mean]"), "sigma_G^2: in expectation over clients"),
+    ),
+    "bounded_heterogeneity": (Pick("eps2", ("eps2",), "for every client: the max over clients"),),
+    "bounded_gradient_dissimilarity_avg": (
+        Pick("eps2", ("eps2",), "the proof uses it for every client: the max over clients"),
+    ),
+    "bounded_dissimilarity": (
+        Pick("B2", ("B2",), "fitted over the measured points"),
+        Pick("G2", ("G2",), "fitted over the measured points"),
+    ),
+    "bounded_gradients_per_part": (
+        Pick("G_c2", ("G_c2",), "max over samples of the squared per-sample gradient norm"),
+        Pick("G_s2", ("G_s2",), "max over samples of the squared per-sample gradient norm"),
+    ),
+    "bounded_gradient": (Pick("G2", ("G2[gradient]",), "mean over samples of the squared gradient norm"),),
+    "zo_estimator_variance": (
+        Pick(
+            "sigma_c2", ("zo_mse[client]", "zo_mse[all]"), "mean squared error of the ZO estimator (measure with lam=)"
+        ),
+    ),
+    "effective_rank": (Pick("kappa", ("kappa[client]", "kappa"), "tr(H)/||H||_2 of the client part"),),
+}
+
+
+@dataclass
+class Constants:
+    """Measured constants by canonical name, with variants, uncertainties and the conditions of the measurement.
+
+    ``Constants.load(path).evaluate("mu_splitfed/thm4.3", T=100, tau=4, ...)`` evaluates a theorem with the
+    measured constants; what you pass overrides what was measured.
+    """
+
+    L: Estimate | None = None
+    F: Estimate | None = None
+    sigma2: Estimate | None = None
+    sigma_c2: Estimate | None = None
+    sigma_s2: Estimate | None = None
+    eps2: Estimate | None = None
+    B2: Estimate | None = None
+    G2: Estimate | None = None
+    G_c2: Estimate | None = None
+    G_s2: Estimate | None = None
+    kappa: Estimate | None = None
+    gradnorm2_f: Estimate | None = None
+    d: Estimate | None = None
+    d_c: Estimate | None = None
+    d_s: Estimate | None = None
+    variants: dict[str, Estimate] = field(default_factory=dict)  # "name[variant]" -> estimate
+    meta: dict[str, Any] = field(default_factory=dict)  # model, data, split, conventions, sample sizes
+
+    # ---- access --------------------------------------------------------------------------------------------------
+    def get(self, key: str) -> Estimate | None:
+        """A canonical name or a ``name[variant]`` key."""
+        if key in CANONICAL:
+            est: Estimate | None = getattr(self, key)
+            return est
+        return self.variants.get(key)
+
+    def set(self, key: str, est: Estimate) -> None:
+        if key in CANONICAL:
+            setattr(self, key, est)
+        elif "[" in key and key.endswith("]"):
+            self.variants[key] = est
+        else:
+            raise ParameterError("key", f"'{key}' is neither a canonical constant nor a name[variant] key")
+
+    def items(self) -> list[tuple[str, Estimate]]:
+        main = [(k, e) for k in CANONICAL if (e := getattr(self, k)) is not None]
+        return main + sorted(self.variants.items())
+
+    def _lookup(self, keys: Iterable[str]) -> tuple[str, float] | None:
+        for key in keys:
+            parts = key.split("|")
+            ests = [self.get(p) for p in parts]
+            if all(e is not None for e in ests):
+                return key, max(e.value for e in ests if e is not None)
+        return None
+
+    def params_for(self, result: Result | str) -> tuple[dict[str, float], list[str]]:
+        """The measured values a result needs, chosen by its assumptions, and one note per choice.
+
+        Names no assumption introduces (``F``, ``d``, ``d_c``, ``d_s``, ``gradnorm2_f``) are filled when the
+        result uses them. A needed constant that was not measured is left out (and noted), so evaluation
+        asks for it by name.
+        """
+        r = get(result) if isinstance(result, str) else result
+        used = set(r.parameters())
+        out: dict[str, float] = {}
+        notes: list[str] = []
+        for a in r.assumptions:
+            for pick in PICKS.get(a.key, ()):
+                if pick.name not in used or pick.name in out:
+                    continue
+                hit = self._lookup(pick.keys)
+                if hit is None:
+                    notes.append(f"{pick.name}: not measured ({a.name}: {pick.why}; measure {pick.keys[0]})")
+                    continue
+                out[pick.name] = hit[1]
+                notes.append(f"{pick.name} = {hit[0]}: {pick.why} ({a.name})")
+        for name in ("F", "d", "d_c", "d_s", "gradnorm2_f"):
+            est = self.get(name)
+            if name in used and name not in out and est is not None:
+                out[name] = est.value
+        return out, notes
+
+    def evaluate(self, result: Result | str, params: Mapping[str, Any] | None = None, **kw: Any) -> Evaluation:
+        """Evaluate a result with the measured constants; ``params``/keywords (T, tau, eta ...) override them."""
+        measured, _ = self.params_for(result)
+        return evaluate(result, {**measured, **(params or {}), **kw})
+
+    # ---- serialisation -------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "constants": {k: e.to_dict() for k, e in self.items()},
+            "meta": self.meta,
+        }
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The record as JSON; written atomically to ``path`` when given."""
+        text = json.dumps(self.to_dict(), indent=2, sort_keys=False) + "\n"
+        if path is not None:
+            from .atomic import write_atomic
+
+            write_atomic(Path(path), text)
+        return text
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Constants:
+        if d.get("format") != FORMAT:
+            raise ParameterError("constants", f"not a {FORMAT} record (format: {d.get('format')!r})")
+        c = cls(meta=dict(d.get("meta", {})))
+        for k, e in d.get("constants", {}).items():
+            c.set(k, Estimate.from_dict(e))
+        return c
+
+    @classmethod
+    def load(cls, path: str | Path) -> Constants:
+        p = Path(path)
+        try:
+            d = json.loads(p.read_text())
+        except FileNotFoundError:
+            raise ParameterError("constants", f"no such file: {p}") from None
+        except json.JSONDecodeError as e:
+            raise ParameterError("constants", f"{p} is not JSON ({e.msg}, line {e.lineno})") from None
+        return cls.from_dict(d)
+
+    def __str__(self) -> str:
+        from .report import _table
+
+        rows = [[k, str(e), "" if e.n is None else str(e.n), "" if e.probes is None else str(e.probes), e.method]
+                for k, e in self.items()]  # fmt: skip
+        return _table(rows, ["constant", "value", "n", "probes", "method"])

@@ -1,0 +1,410 @@
+r"""``measure()``: the constants the theorems assume, on a model and data, split at a cut, by canonical name.
+
+What each name holds (``Constants`` field, or ``name[variant]`` key), with g_i the gradient of sample i's loss,
+D_m client m's samples, f_m their mean loss, f = (1/M) sum_m f_m, and "part" one of the split's parts:
+
+=====================  ==================================================================================
+``L``                  top eigenvalue of the Hessian of f (Lanczos on Hessian-vector products);
+                       ``L[min]`` the most negative one; ``L[client]``, ``L[server]`` ... a part's block
+                       H_pp; ``L[clients]`` max over clients of the top eigenvalue of f_m (``L_clients``)
+``sigma2``             :math:`\max_m \frac1{|D_m|}\sum_{i\in D_m}\|g_i-\nabla f_m\|^2` (one-sample
+                       variance, in expectation within a client, worst client); ``sigma2[max]`` the max
+                       over samples (bounds "for every xi"); ``sigma2[pooled]`` the mean over all samples;
+                       ``sigma2[batch]`` a mini-batch of ``batch`` drawn without replacement,
+                       :math:`\sigma^2/b\cdot(|D_m|-b)/(|D_m|-1)`
+``sigma_c2``           the same for the client part (``sigma_s2`` server; ``sigma2[aux]`` another part),
+                       with the same variants: ``sigma_c2[max]``, ``sigma_c2[pooled]``, ``sigma_c2[batch]``
+``G_c2``, ``G_s2``     max over samples of :math:`\|g_{i,part}\|^2`; ``G_c2[mean]`` the mean
+``G2[gradient]``       mean over samples of :math:`\|g_i\|^2` (bounded gradient, in expectation);
+                       ``G2[gradient,max]`` the max
+``eps2``               :math:`\max_m\|\nabla f_m-\nabla f\|^2`; ``eps2[mean]`` the mean over clients;
+                       ``eps2[client]``, ``eps2[mean,client]`` ... per part
+``B2``, ``G2``         bounded dissimilarity at the measured point(s): B^2 = 1 and the least G^2 for it;
+                       ``B2[zero]`` the least B^2 with G^2 = 0 (``track`` fits them over a trajectory)
+``kappa``              tr(H)/||H||_2 (Hutch++ trace, ||H||_2 = max(|lambda_max|, |lambda_min|));
+                       ``kappa[client]`` ... per part
+``F``                  f(x^0) - f*, with f* = ``fstar`` (default 0: a lower bound for a non-negative
+                       loss, so F is an upper bound on the true gap)
+``gradnorm2_f``        :math:`\|\nabla f(x)\|^2`
+``d``, ``d_c``, ``d_s``  parameter counts of the whole model and the client/server parts
+``zo_mse[part]``       mean squared error of the zeroth-order estimator for ``lam`` and ``P`` (``zo``)
+=====================  ==================================================================================
+
+Conventions: the loss is the mean of per-sample losses (a ``torch.nn`` loss is used with
+``reduction="none"``); the model is evaluated in eval mode (batch norm with running statistics: per-sample
+gradients are undefined in train mode, where samples interact through the batch statistics); variance is
+centred at the client's own gradient, as the seeds' per-client variance assumptions are.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from sfltheory.constants import Constants, Estimate
+from sfltheory.errors import ParameterError
+
+from .curvature import effective_rank, extreme_eigenvalue
+from .heterogeneity import Dissimilarity, average, client_gradients, sqdist
+from .objective import LossFn, Objective, Params
+from .persample import persample_norms
+from .split import Split
+from .zo import FORMS, zo_error
+
+# what= accepts these groups, or any canonical name they fill.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "L": ("L",),
+    "L_min": (),
+    "sigma2": ("sigma2", "sigma_c2", "sigma_s2", "G_c2", "G_s2"),
+    "eps2": ("eps2", "B2", "G2"),
+    "kappa": ("kappa",),
+    "F": ("F",),
+    "gradnorm2_f": ("gradnorm2_f",),
+    "zo": (),
+    "L_clients": (),
+}
+DEFAULT_WHAT = ("L", "L_min", "sigma2", "eps2", "kappa", "F", "gradnorm2_f")
+# Canonical per-part names; other parts get "name[part]" variants.
+_PART_SIGMA = {"client": "sigma_c2", "server": "sigma_s2"}
+_PART_G = {"client": "G_c2", "server": "G_s2"}
+
+
+def groups_for(what: Iterable[str]) -> set[str]:
+    """``what`` (groups or canonical names) -> the groups to run."""
+    out: set[str] = set()
+    for w in what:
+        hits = [g for g, names in GROUPS.items() if w == g or w in names]
+        if not hits:
+            ok = ", ".join(sorted({*GROUPS, *(n for ns in GROUPS.values() for n in ns)}))
+            raise ParameterError("what", f"'{w}' is not a measurable constant (one of: {ok})")
+        out.update(hits)
+    return out
+
+
+def resolve_split(
+    model: nn.Module, split: Split | str | int | Mapping[str, Iterable[str]] | None, input_shape: Sequence[int] | None
+) -> Split:
+    """A :class:`Split` from: None (the whole model), a cut (block name or 1-based index, as ``sfltheory cuts``
+    lists them), or ``{part: [name prefixes]}``."""
+    if split is None:
+        return Split.whole(model)
+    if isinstance(split, Split):
+        split.check(model)
+        return split
+    if isinstance(split, Mapping):
+        return Split.from_prefixes(model, split)
+    if input_shape is None:
+        raise ParameterError("input_shape", "a split at a cut needs the per-sample input shape")
+    return Split.at_cut(model, split, input_shape)
+
+
+def resolve_clients(
+    y: Tensor, clients: int | Sequence[Tensor] | None, partition: str, seed: int, n: int
+) -> list[Tensor]:
+    if clients is None:
+        return [torch.arange(n)]
+    if isinstance(clients, int):
+        from verify.data import partition as make_partition
+
+        return make_partition(y, clients, partition, seed)
+    out = [torch.as_tensor(c, dtype=torch.long) for c in clients]
+    if not out:
+        raise ParameterError("clients", "needs at least one client")
+    for m, c in enumerate(out):
+        if c.numel() == 0:
+            raise ParameterError("clients", f"client {m} holds no samples: every client needs data")
+        if int(c.min()) < 0 or int(c.max()) >= n:
+            raise ParameterError("clients", f"client {m} has an index outside 0..{n - 1}")
+    return out
+
+
+class _Progress:
+    """A tqdm bar over the measurement's steps (stderr), or nothing."""
+
+    def __init__(self, enabled: bool | Callable[[str], None], total: int) -> None:
+        self.cb = enabled if callable(enabled) else None
+        self.bar: Any = None
+        if enabled is True:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="measure", unit="step", leave=False)
+
+    def step(self, what: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(what)
+            self.bar.update(1)
+        if self.cb is not None:
+            self.cb(what)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _data(data: Any) -> tuple[Tensor, Tensor, str, tuple[int, ...] | None]:
+    if hasattr(data, "X") and hasattr(data, "y"):
+        return data.X, data.y, str(getattr(data, "name", "data")), tuple(getattr(data, "input_shape", ()) or ()) or None
+    try:
+        X, y = data
+    except (TypeError, ValueError):
+        raise ParameterError("data", "must be a verify.data.Dataset or a pair (X, y) of tensors") from None
+    if not isinstance(X, Tensor) or not isinstance(y, Tensor):
+        raise ParameterError("data", "must be a verify.data.Dataset or a pair (X, y) of tensors")
+    return X, y, "data", tuple(X.shape[1:])
+
+
+def measure(
+    model: nn.Module,
+    loss: nn.Module | LossFn,
+    data: Any,
+    split: Split | str | int | Mapping[str, Iterable[str]] | None = None,
+    what: Iterable[str] = DEFAULT_WHAT,
+    *,
+    clients: int | Sequence[Tensor] | None = None,
+    partition: str = "iid",
+    batch: int | None = None,
+    probes: int = 90,
+    tol: float = 1e-4,
+    fstar: float = 0.0,
+    lam: float | None = None,
+    P: int = 1,
+    zo_form: str = "spsa",
+    zo_reps: int = 32,
+    device: str | torch.device | None = "auto",
+    dtype: torch.dtype | None = None,
+    chunk: int = 256,
+    engine: str = "auto",
+    seed: int = 0,
+    params: Params | None = None,
+    progress: bool | Callable[[str], None] = False,
+) -> Constants:
+    """Measure constants of ``loss(model(X), y)`` at the model's current parameters (or ``params``).
+
+    ``data``: a :class:`verify.data.Dataset` or ``(X, y)``. ``split``: ``None`` (whole model), a cut (block
+    name or 1-based index), ``{part: [prefixes]}`` or a :class:`Split`. ``what``: groups (``L``, ``sigma2``,
+    ``eps2``, ``kappa``, ``F``, ``gradnorm2_f``, ``zo``, ``L_clients``) or canonical names. ``clients``: a
+    number of clients (partitioned by ``partition``: ``iid``, ``dirichlet:ALPHA``, ``shards:K``, ``sorted``)
+    or their index tensors; heterogeneity needs at least two. ``probes``: Hessian-vector products for the
+    trace (kappa); ``tol``: Lanczos tolerance (relative). See the module docstring for every name.
+    """
+    t0 = time.perf_counter()
+    groups = groups_for(what)
+    X, y, data_name, shape = _data(data)
+    if batch is not None and batch < 1:
+        raise ParameterError("batch", f"must be a positive mini-batch size, got {batch}")
+    if probes < 3:
+        raise ParameterError("probes", f"needs at least 3 Hessian-vector products for the trace, got {probes}")
+    if not 0 < tol < 1:
+        raise ParameterError("tol", f"must be a relative tolerance in (0, 1), got {tol}")
+    if "zo" in groups:
+        if lam is None:
+            raise ParameterError("lam", "the zeroth-order error (what=zo) needs a smoothing radius lam")
+        if zo_form not in FORMS:
+            raise ParameterError("zo_form", f"must be one of {', '.join(FORMS)}, got '{zo_form}'")
+    sp = resolve_split(model, split, shape)
+    obj = Objective(model, loss, X, y, sp, chunk=chunk, device=device, dtype=dtype)
+    cl = resolve_clients(y, clients, partition, seed, obj.n)
+    M = len(cl)
+    if "eps2" in groups and M < 2:
+        raise ParameterError("clients", "heterogeneity (eps2, B2, G2) needs at least 2 clients")
+    x = dict(obj.params0 if params is None else params)
+    parts = list(sp.names)
+    views = 1 if parts == ["all"] else 1 + len(parts)
+    steps = 1 + ("sigma2" in groups) * M + views * (bool(groups & {"L", "kappa"}) + bool(groups & {"L_min", "kappa"}))
+    steps += views * ("kappa" in groups)
+    steps += ("L_clients" in groups) * M + ("zo" in groups) * len(parts) + ("F" in groups)
+    bar = _Progress(progress, steps)
+    c = Constants()
+    sizes = {p: obj.size(p) for p in parts}
+    c.d = Estimate(float(obj.size()), method="count of trainable parameters")
+    if "client" in sizes:
+        c.d_c = Estimate(float(sizes["client"]), method="count of client-side parameters")
+    if "server" in sizes:
+        c.d_s = Estimate(float(sizes["server"]), method="count of server-side parameters")
+    try:
+        gm = client_gradients(obj, cl, x) if M > 1 else [obj.grad(x)]
+        g = average(gm)
+        bar.step("gradients")
+        c.gradnorm2_f = Estimate(sqdist(obj, g, None, None), n=obj.n, method="||grad f||^2, exact over the data")
+        if "sigma2" in groups:
+            _variance(c, obj, x, cl, gm, parts, batch, engine, bar)
+        if "eps2" in groups:
+            _heterogeneity(c, obj, gm, g, parts)
+        if groups & {"L", "L_min", "kappa"}:
+            _curvature(c, obj, x, parts, groups, probes, tol, seed, bar)
+        if "L_clients" in groups:
+            tops = []
+            for idx in cl:
+                tops.append(extreme_eigenvalue(obj, None, "largest", tol=tol, seed=seed, params=x, idx=idx))
+                bar.step("L per client")
+            worst = max(tops, key=lambda e: e.value)
+            c.set("L[clients]", Estimate(worst.value, interval=(worst.value - worst.residual, worst.value +
+                  worst.residual), n=obj.n, probes=sum(e.matvecs for e in tops),
+                  method=f"max over {M} clients of the top Hessian eigenvalue of f_m (Lanczos)"))  # fmt: skip
+        if "F" in groups:
+            f0 = sum(obj.value(x, idx) for idx in cl) / M
+            if f0 < fstar:
+                raise ParameterError("fstar", f"f* = {fstar:g} exceeds f(x0) = {f0:.6g}: it must be a lower bound")
+            how = "f* = 0, a lower bound for a non-negative loss" if fstar == 0 else f"f* = {fstar:g} given"
+            c.F = Estimate(f0 - fstar, n=obj.n, method=f"f(x0) - f*, {how}", note="an upper bound on the true gap")
+            bar.step("F")
+        if "zo" in groups:
+            assert lam is not None
+            for p in parts:
+                e = zo_error(obj, lam, part=p, P=P, reps=zo_reps, form=zo_form, params=x, grad=g, seed=seed)
+                c.set(f"zo_mse[{p}]", e)
+                bar.step(f"zo {p}")
+    finally:
+        bar.close()
+    c.meta = {
+        "model": type(model).__name__,
+        "data": data_name,
+        "n": obj.n,
+        "input_shape": list(shape) if shape else None,
+        "clients": M,
+        "client_sizes": [int(i.numel()) for i in cl],
+        "partition": partition if isinstance(clients, int) else ("given" if clients is not None else "none"),
+        "split": {p: list(v) for p, v in sp.parts.items()},
+        "cut": sp.cut,
+        "part_sizes": sizes,
+        "what": sorted(groups),
+        "batch": batch,
+        "objective": "f = (1/M) sum_m f_m, f_m the mean loss on client m's samples",
+        "loss": "mean of per-sample losses (reduction='none' summed and divided by n)",
+        "mode": "eval (batch norm uses running statistics; dropout off)",
+        "dtype": str(obj.dtype).replace("torch.", ""),
+        "device": str(obj.device),
+        "engine": engine,
+        "seed": seed,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+    return c
+
+
+def _variance(
+    c: Constants,
+    obj: Objective,
+    x: Params,
+    cl: list[Tensor],
+    gm: list[Params],
+    parts: list[str],
+    batch: int | None,
+    engine: str,
+    bar: _Progress,
+) -> None:
+    cent: dict[str, list[Tensor]] = {p: [] for p in parts}
+    raw: dict[str, list[Tensor]] = {p: [] for p in parts}
+    used = ""
+    for idx, g in zip(cl, gm, strict=True):
+        r = persample_norms(obj, x, center=g, idx=idx, engine=engine)
+        used = r.engine
+        for p in parts:
+            cent[p].append(r.centred[p])
+            raw[p].append(r.raw[p])
+        bar.step("per-sample gradients")
+    views: list[tuple[str, list[Tensor], list[Tensor]]] = [
+        (p, cent[p], raw[p]) for p in parts if not (p == "all" and len(parts) == 1)
+    ]
+    total_c = [torch.stack(cs).sum(0) for cs in zip(*cent.values(), strict=True)]
+    total_r = [torch.stack(rs).sum(0) for rs in zip(*raw.values(), strict=True)]
+    views.append(("all", total_c, total_r))
+    n = sum(int(i.numel()) for i in cl)
+    how = f"exact per-sample gradients ({used} engine), centred at each client's gradient"
+    for p, cs, rs in views:
+        name = "sigma2" if p == "all" else _PART_SIGMA.get(p, f"sigma2[{p}]")
+        base, var = (name, "") if "[" not in name else (name.split("[")[0], name.split("[")[1][:-1] + ",")
+        means = [float(t.mean()) for t in cs]
+        worst = max(range(len(cs)), key=lambda m: means[m])
+        t = cs[worst]
+        se = float(t.std() / math.sqrt(t.numel())) if t.numel() > 1 else None
+        within = "max over clients of the mean within a client" if len(cs) > 1 else "mean over samples"
+        c.set(name, Estimate(means[worst], se=se, n=n, method=f"{within}; {how}"))
+        allc = torch.cat(cs)
+        c.set(f"{base}[{var}max]", Estimate(float(allc.max()), n=n, method=f"max over samples; {how}",
+              note="a max over the data: the sup over the distribution may be larger"))  # fmt: skip
+        c.set(f"{base}[{var}pooled]", Estimate(float(allc.mean()), n=n, method=f"mean over all samples; {how}"))
+        if batch is not None:
+            vals = []
+            for t in cs:
+                k = t.numel()
+                b = min(batch, k)
+                vals.append(float(t.mean()) / b * ((k - b) / (k - 1) if k > 1 else 0.0))
+            c.set(f"{base}[{var}batch]", Estimate(max(vals), n=n, method=f"mini-batch of {batch} without replacement"
+                  f" (finite-population correction), max over clients; {how}"))  # fmt: skip
+        allr = torch.cat(rs)
+        if p == "all":
+            c.set("G2[gradient]", Estimate(float(allr.mean()), n=n, method="mean over samples of ||g_i||^2"))
+            c.set("G2[gradient,max]", Estimate(float(allr.max()), n=n, method="max over samples of ||g_i||^2"))
+        else:
+            gname = _PART_G.get(p, f"G2[{p}]")
+            gbase, gvar = (gname, "") if "[" not in gname else (gname.split("[")[0], gname.split("[")[1][:-1] + ",")
+            c.set(gname if "[" not in gname else f"{gbase}[{gvar}max]",
+                  Estimate(float(allr.max()), n=n, method=f"max over samples of ||g_i,{p}||^2"))  # fmt: skip
+            c.set(
+                f"{gbase}[{gvar}mean]", Estimate(float(allr.mean()), n=n, method=f"mean over samples of ||g_i,{p}||^2")
+            )
+
+
+def _heterogeneity(c: Constants, obj: Objective, gm: list[Params], g: Params, parts: list[str]) -> None:
+    M = len(gm)
+    views = [None] if parts == ["all"] else [None, *parts]
+    for p in views:
+        d = [sqdist(obj, gk, g, p) for gk in gm]
+        suffix = "" if p is None else f",{p}"
+        key_max = "eps2" if p is None else f"eps2[{p}]"
+        c.set(key_max, Estimate(max(d), n=M, method="max over clients of ||grad f_m - grad f||^2, exact"))
+        c.set(f"eps2[mean{suffix}]", Estimate(sum(d) / M, n=M, method="mean over clients of ||grad f_m - grad f||^2"))
+    A = sum(sqdist(obj, gk, None, None) for gk in gm) / M
+    fit = Dissimilarity((A,), (sqdist(obj, g, None, None),))
+    c.B2 = Estimate(1.0, method="B^2 = 1 (the least possible), with the least G^2 for it",
+                    note="at one point; verify.constants.track fits (B^2, G^2) over a trajectory")  # fmt: skip
+    c.G2 = Estimate(fit.G2(1.0), n=M, method="least G^2 with B^2 = 1: (1/M) sum ||grad f_m||^2 - ||grad f||^2")
+    c.set(
+        "B2[zero]", Estimate(fit.B2_zero, n=M, method="least B^2 with G^2 = 0: (1/M) sum ||grad f_m||^2 / ||grad f||^2")
+    )
+
+
+def _curvature(
+    c: Constants,
+    obj: Objective,
+    x: Params,
+    parts: list[str],
+    groups: set[str],
+    probes: int,
+    tol: float,
+    seed: int,
+    bar: _Progress,
+) -> None:
+    views: list[str | None] = [None] if parts == ["all"] else [None, *parts]
+    for p in views:
+        name = p or "all"
+        sfx = "" if p is None else f",{p}"
+        top = low = None
+        if "L" in groups or "kappa" in groups:
+            top = extreme_eigenvalue(obj, p, "largest", tol=tol, seed=seed, params=x)
+            c.set("L" if p is None else f"L[{p}]", _eig(top, obj.n, "top Hessian eigenvalue"))
+            bar.step(f"Lanczos top {name}")
+        if "L_min" in groups or "kappa" in groups:
+            low = extreme_eigenvalue(obj, p, "smallest", tol=tol, seed=seed, params=x)
+            c.set(f"L[min{sfx}]", _eig(low, obj.n, "most negative Hessian eigenvalue"))
+            bar.step(f"Lanczos bottom {name}")
+        if "kappa" in groups:
+            k = effective_rank(obj, p, probes=probes, tol=tol, seed=seed, params=x, top=top, bottom=low)
+            note = "tr(H)/||H||_2 at the point; a proxy for HERON-SFL's kappa where H is indefinite"
+            c.set("kappa" if p is None else f"kappa[{p}]",
+                  Estimate(k.value, se=k.se, n=obj.n, probes=k.probes, method=k.method, note=note))  # fmt: skip
+            bar.step(f"trace {name}")
+
+
+def _eig(e: Any, n: int, what: str) -> Estimate:
+    note = "" if e.converged else "Lanczos did not converge: the residual interval is wide"
+    return Estimate(e.value, interval=(e.value - e.residual, e.value + e.residual), n=n, probes=e.matvecs,
+                    method=f"{what} ({e.method})", note=note)  # fmt: skip

@@ -1,0 +1,256 @@
+"""Datasets for the measurements: a small bundled real one, your own tensors, and seeded synthetic ones.
+
+Everything here runs offline: ``digits`` ships inside the scikit-learn wheel, files are read locally and the
+synthetic sets are drawn from a seeded generator. :func:`load` turns a CLI string into a :class:`Dataset`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from sfltheory.errors import ParameterError
+
+_INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Inputs ``X`` (samples along dim 0), targets ``y``, and what a report needs to say about them.
+
+    ``input_shape`` is the shape of one sample; ``classes`` is ``None`` for regression targets; ``note`` gives
+    provenance, licence and preprocessing so a printed result can cite its data.
+    """
+
+    X: Tensor
+    y: Tensor
+    name: str
+    input_shape: tuple[int, ...]
+    classes: int | None
+    note: str
+
+    def __len__(self) -> int:
+        return int(self.X.shape[0])
+
+
+def digits() -> Dataset:
+    """scikit-learn's handwritten digits: 1797 8x8 grey images of 0-9, as (1797, 1, 8, 8) float32 in [0, 1].
+
+    This is the test set of the UCI "Optical Recognition of Handwritten Digits" data (Alpaydin and Kaynak,
+    1998; CC BY 4.0); pixel values are counts 0..16 of a 4x4 block, so they are divided by 16.
+    """
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError as err:
+        raise ParameterError("data", "digits needs scikit-learn: pip install scikit-learn") from err
+    bunch = load_digits()
+    X = torch.from_numpy(np.asarray(bunch.images, dtype=np.float32) / 16.0).unsqueeze(1)
+    y = torch.from_numpy(np.asarray(bunch.target, dtype=np.int64))
+    return Dataset(
+        X=X,
+        y=y,
+        name="digits",
+        input_shape=(1, 8, 8),
+        classes=10,
+        note=(
+            "sklearn.datasets.load_digits: UCI Optical Recognition of Handwritten Digits (test part), "
+            "Alpaydin & Kaynak 1998, CC BY 4.0; pixels 0..16 divided by 16"
+        ),
+    )
+
+
+def _as_tensor(value: object, key: str, path: Path) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            raise ParameterError("data", f"{path}: '{key}' is an object array, not numbers")
+        return torch.from_numpy(value)
+    raise ParameterError("data", f"{path}: '{key}' must be a tensor or array, got {type(value).__name__}")
+
+
+def _from_tensors(X: Tensor, y: Tensor, name: str, note: str) -> Dataset:
+    """Check lengths and normalise dtypes: float inputs to float32 (what the models hold), integer labels to int64."""
+    if X.ndim == 0 or y.ndim == 0:
+        raise ParameterError(
+            "data", f"{name}: X and y need a sample dimension, got shapes {tuple(X.shape)} and {tuple(y.shape)}"
+        )
+    if X.shape[0] != y.shape[0]:
+        raise ParameterError("data", f"{name}: X and y differ in length ({X.shape[0]} vs {y.shape[0]})")
+    if X.shape[0] == 0:
+        raise ParameterError("data", f"{name}: holds no samples")
+    if X.is_floating_point() or X.dtype in _INT_DTYPES:
+        X = X.to(torch.float32)
+    classes: int | None = None
+    if y.dtype in _INT_DTYPES and y.ndim == 1:
+        y = y.to(torch.int64)
+        if int(y.min()) < 0:
+            raise ParameterError("data", f"{name}: integer labels must be >= 0, got {int(y.min())}")
+        classes = int(y.max()) + 1
+    elif y.is_floating_point():
+        y = y.to(torch.float32)
+    return Dataset(X=X, y=y, name=name, input_shape=tuple(X.shape[1:]), classes=classes, note=note)
+
+
+def load_tensors(path: str | Path) -> Dataset:
+    """Your own data: a ``.pt`` file holding ``{"X": tensor, "y": tensor}`` or a ``.npz`` with arrays X and y.
+
+    ``.pt`` is read with ``weights_only=True`` (no pickled code runs) and ``.npz`` without pickle. Inputs become
+    float32; 1-D integer targets are class labels (``classes = max + 1``), float targets are regression targets.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".pt", ".npz"):
+        raise ParameterError("data", f"{p}: expected a .pt or .npz file")
+    if not p.is_file():
+        raise ParameterError("data", f"{p}: no such file")
+    if suffix == ".pt":
+        try:
+            obj = torch.load(p, map_location="cpu", weights_only=True)
+        except Exception as err:  # pickle, zip and weights_only errors all mean "not a tensor file we can read"
+            raise ParameterError("data", f"{p}: cannot be read as a torch file ({err})") from err
+        if not isinstance(obj, dict):
+            raise ParameterError("data", f"{p}: must hold a dict with keys 'X' and 'y', got {type(obj).__name__}")
+        contents = obj
+    else:
+        try:
+            with np.load(p, allow_pickle=False) as npz:
+                contents = {k: npz[k] for k in npz.files}
+        except Exception as err:
+            raise ParameterError("data", f"{p}: cannot be read as an .npz file ({err})") from err
+    missing = [k for k in ("X", "y") if k not in contents]
+    if missing:
+        raise ParameterError("data", f"{p}: missing key(s) {', '.join(missing)} (has {sorted(map(str, contents))})")
+    X = _as_tensor(contents["X"], "X", p)
+    y = _as_tensor(contents["y"], "y", p)
+    return _from_tensors(X, y, p.stem, f"loaded from {p}")
+
+
+def _check_int(name: str, value: object, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ParameterError(name, f"must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_shape(shape: object) -> tuple[int, ...]:
+    if isinstance(shape, int):
+        shape = (shape,)
+    if not isinstance(shape, tuple | list) or not shape:
+        raise ParameterError("input_shape", f"must be a non-empty tuple of positive integers, got {shape!r}")
+    return tuple(_check_int("input_shape", d, 1) for d in shape)
+
+
+def synthetic_classification(n: int, input_shape: tuple[int, ...], classes: int, seed: int = 0) -> Dataset:
+    """Gaussian classes: class means drawn N(0, I), samples = mean of their class + N(0, I) noise.
+
+    Labels are balanced (counts differ by at most 1) and shuffled; the same arguments give the same tensors.
+    """
+    n = _check_int("n", n, 1)
+    shape = _check_shape(input_shape)
+    classes = _check_int("classes", classes, 1)
+    seed = _check_int("seed", seed, 0)
+    gen = torch.Generator().manual_seed(seed)
+    dim = math.prod(shape)
+    means = torch.randn(classes, dim, generator=gen)
+    y = (torch.arange(n) % classes)[torch.randperm(n, generator=gen)]
+    X = (means[y] + torch.randn(n, dim, generator=gen)).reshape(n, *shape)
+    return Dataset(
+        X=X,
+        y=y.to(torch.int64),
+        name=f"synthetic-classification(n={n}, shape={'x'.join(map(str, shape))}, classes={classes}, seed={seed})",
+        input_shape=shape,
+        classes=classes,
+        note="synthetic: class means ~ N(0, I), samples ~ N(mean, I), balanced shuffled labels (torch.Generator)",
+    )
+
+
+def synthetic_regression(n: int, dim: int, noise: float = 0.1, seed: int = 0) -> Dataset:
+    """Linear regression: X ~ N(0, I), y = X w + noise * N(0, 1) with w ~ N(0, I / dim).
+
+    ``y`` has shape (n, 1), matching an ``nn.Linear(dim, 1)`` output so an MSE loss does not broadcast to (n, n).
+    """
+    n = _check_int("n", n, 1)
+    dim = _check_int("dim", dim, 1)
+    if isinstance(noise, bool) or not isinstance(noise, int | float) or not math.isfinite(noise) or noise < 0:
+        raise ParameterError("noise", f"must be a finite number >= 0, got {noise!r}")
+    seed = _check_int("seed", seed, 0)
+    gen = torch.Generator().manual_seed(seed)
+    w = torch.randn(dim, 1, generator=gen) / math.sqrt(dim)  # keeps Var(Xw) = 1 whatever dim
+    X = torch.randn(n, dim, generator=gen)
+    y = X @ w + float(noise) * torch.randn(n, 1, generator=gen)
+    return Dataset(
+        X=X,
+        y=y,
+        name=f"synthetic-regression(n={n}, dim={dim}, noise={noise}, seed={seed})",
+        input_shape=(dim,),
+        classes=None,
+        note="synthetic: X ~ N(0, I), y = X w + noise * N(0, 1), w ~ N(0, I/dim) (torch.Generator)",
+    )
+
+
+def _parse_options(spec: str, body: str, allowed: dict[str, str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in body.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not value.strip():
+            raise ParameterError("data", f"'{spec}': expected key=value, got '{item}'")
+        if key not in allowed:
+            raise ParameterError("data", f"'{spec}': unknown key '{key}' (known: {', '.join(allowed)})")
+        if key in options:
+            raise ParameterError("data", f"'{spec}': key '{key}' given twice")
+        options[key] = value.strip()
+    return {**allowed, **options}
+
+
+def _int_option(spec: str, key: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ParameterError("data", f"'{spec}': {key} must be an integer, got '{value}'") from None
+
+
+def load(spec: str) -> Dataset:
+    """A dataset from a CLI string.
+
+    * ``digits``: :func:`digits`;
+    * ``synthetic:n=512,shape=1x8x8,classes=10,seed=0``: :func:`synthetic_classification` (keys optional,
+      those are the defaults);
+    * ``regression:n=512,dim=20,noise=0.1,seed=0``: :func:`synthetic_regression`;
+    * a path ending in ``.pt`` or ``.npz``: :func:`load_tensors`.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ParameterError("data", "must be 'digits', 'synthetic:...', 'regression:...' or a .pt/.npz path")
+    spec = spec.strip()
+    kind, _, body = spec.partition(":")
+    if spec == "digits":
+        return digits()
+    if kind == "synthetic":
+        opts = _parse_options(spec, body, {"n": "512", "shape": "1x8x8", "classes": "10", "seed": "0"})
+        shape = tuple(_int_option(spec, "shape", d) for d in opts["shape"].lower().split("x"))
+        return synthetic_classification(
+            _int_option(spec, "n", opts["n"]),
+            shape,
+            _int_option(spec, "classes", opts["classes"]),
+            _int_option(spec, "seed", opts["seed"]),
+        )
+    if kind == "regression":
+        opts = _parse_options(spec, body, {"n": "512", "dim": "20", "noise": "0.1", "seed": "0"})
+        try:
+            noise = float(opts["noise"])
+        except ValueError:
+            raise ParameterError("data", f"'{spec}': noise must be a number, got '{opts['noise']}'") from None
+        return synthetic_regression(
+            _int_option(spec, "n", opts["n"]),
+            _int_option(spec, "dim", opts["dim"]),
+            noise,
+            _int_option(spec, "seed", opts["seed"]),
+        )
+    if Path(spec).suffix.lower() in (".pt", ".npz"):
+        return load_tensors(spec)
+    raise ParameterError("data", f"'{spec}': expected 'digits', 'synthetic:...', 'regression:...' or a .pt/.npz path")
