@@ -214,6 +214,13 @@ def main() -> None:
         times = ", ".join(f"{r[2]:.1f}" for r in rs)
         err = max(rel(r[0]) for r in rs)
         print(f"| {name} | {counts} | {times} | {err:.1e} | {tm / t_base:.2f} | {nm / n_base:.2f} |")
+    head = rows[configs[1][0]]
+    err = max(rel(r[0]) for r in head)
+    ratio = statistics.median(r[2] for r in head) / t_base
+    print(
+        f"\n{configs[1][0]}: within 1e-3 of the reference: {'yes' if err <= 1e-3 else 'NO'} (max {err:.1e}); "
+        f"time / baseline {ratio:.2f} (target <= 0.5: {'met' if ratio <= 0.5 else f'missed by {ratio / 0.5:.2f}x'})"
+    )
 
 
 if __name__ == "__main__":
