@@ -71,6 +71,11 @@ class Estimate:
         return s
 
 
+def with_variant(key: str, variant: str) -> str:
+    """``sigma_c2`` + ``max`` -> ``sigma_c2[max]``; ``sigma2[aux]`` + ``max`` -> ``sigma2[aux,max]``."""
+    return f"{key[:-1]},{variant}]" if key.endswith("]") else f"{key}[{variant}]"
+
+
 # The canonical names a measurement fills (the typed fields of Constants).
 CANONICAL = ("L", "F", "sigma2", "sigma_c2", "sigma_s2", "eps2", "B2", "G2", "G_c2", "G_s2", "kappa",
              "gradnorm2_f", "d", "d_c", "d_s")  # fmt: skip

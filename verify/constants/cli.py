@@ -62,7 +62,9 @@ def run(a: Any) -> Constants:
     ds = load(a.data)
     shape = tuple(ds.input_shape)
     if a.input_shape:
-        shape = tuple(int(s) for s in a.input_shape.split(","))
+        from sfltheory.cli import _shape
+
+        shape = _shape(a.input_shape) or shape
         if math.prod(shape) != math.prod(ds.input_shape):
             raise ParameterError("--input-shape", f"{shape} does not hold a sample of shape {ds.input_shape}")
         ds = type(ds)(ds.X.reshape(len(ds), *shape), ds.y, ds.name, shape, ds.classes, ds.note)

@@ -47,7 +47,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from sfltheory.constants import Constants, Estimate
+from sfltheory.constants import Constants, Estimate, with_variant
 from sfltheory.errors import ParameterError
 
 from .curvature import effective_rank, extreme_eigenvalue
@@ -320,7 +320,6 @@ def _variance(
     how = f"exact per-sample gradients ({used} engine), centred at each client's gradient"
     for p, cs, rs in views:
         name = "sigma2" if p == "all" else _PART_SIGMA.get(p, f"sigma2[{p}]")
-        base, var = (name, "") if "[" not in name else (name.split("[")[0], name.split("[")[1][:-1] + ",")
         means = [float(t.mean()) for t in cs]
         worst = max(range(len(cs)), key=lambda m: means[m])
         t = cs[worst]
@@ -328,29 +327,26 @@ def _variance(
         within = "max over clients of the mean within a client" if len(cs) > 1 else "mean over samples"
         c.set(name, Estimate(means[worst], se=se, n=n, method=f"{within}; {how}"))
         allc = torch.cat(cs)
-        c.set(f"{base}[{var}max]", Estimate(float(allc.max()), n=n, method=f"max over samples; {how}",
+        c.set(with_variant(name, "max"), Estimate(float(allc.max()), n=n, method=f"max over samples; {how}",
               note="a max over the data: the sup over the distribution may be larger"))  # fmt: skip
-        c.set(f"{base}[{var}pooled]", Estimate(float(allc.mean()), n=n, method=f"mean over all samples; {how}"))
+        c.set(with_variant(name, "pooled"), Estimate(float(allc.mean()), n=n, method=f"mean over all samples; {how}"))
         if batch is not None:
             vals = []
             for t in cs:
                 k = t.numel()
                 b = min(batch, k)
                 vals.append(float(t.mean()) / b * ((k - b) / (k - 1) if k > 1 else 0.0))
-            c.set(f"{base}[{var}batch]", Estimate(max(vals), n=n, method=f"mini-batch of {batch} without replacement"
-                  f" (finite-population correction), max over clients; {how}"))  # fmt: skip
+            why = f"mini-batch of {batch} without replacement (finite-population correction), max over clients"
+            c.set(with_variant(name, "batch"), Estimate(max(vals), n=n, method=f"{why}; {how}"))
         allr = torch.cat(rs)
         if p == "all":
             c.set("G2[gradient]", Estimate(float(allr.mean()), n=n, method="mean over samples of ||g_i||^2"))
             c.set("G2[gradient,max]", Estimate(float(allr.max()), n=n, method="max over samples of ||g_i||^2"))
         else:
             gname = _PART_G.get(p, f"G2[{p}]")
-            gbase, gvar = (gname, "") if "[" not in gname else (gname.split("[")[0], gname.split("[")[1][:-1] + ",")
-            c.set(gname if "[" not in gname else f"{gbase}[{gvar}max]",
-                  Estimate(float(allr.max()), n=n, method=f"max over samples of ||g_i,{p}||^2"))  # fmt: skip
-            c.set(
-                f"{gbase}[{gvar}mean]", Estimate(float(allr.mean()), n=n, method=f"mean over samples of ||g_i,{p}||^2")
-            )
+            c.set(gname, Estimate(float(allr.max()), n=n, method=f"max over samples of ||g_i,{p}||^2"))
+            mean = Estimate(float(allr.mean()), n=n, method=f"mean over samples of ||g_i,{p}||^2")
+            c.set(with_variant(gname, "mean"), mean)
 
 
 def _heterogeneity(c: Constants, obj: Objective, gm: list[Params], g: Params, parts: list[str]) -> None:

@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from sfltheory.atomic import atomic_path, write_atomic
-from sfltheory.constants import Constants, Estimate
+from sfltheory.constants import Constants, Estimate, with_variant
 from sfltheory.errors import ParameterError
 
 from .curvature import secant_smoothness
@@ -47,12 +47,6 @@ class Trajectory:
             "points": [p.to_dict() for p in self.points],
             "summary": self.summary.to_dict(),
         }
-
-
-def with_variant(key: str, variant: str) -> str:
-    if key.endswith("]"):
-        return f"{key[:-1]},{variant}]"
-    return f"{key}[{variant}]"
 
 
 def summarise(points: list[Constants], steps: list[int] | None = None) -> Constants:
