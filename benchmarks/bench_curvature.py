@@ -33,8 +33,8 @@ import torch
 from torch import nn
 
 from verify.constants.curvature import HessianOperator, extreme_eigenvalue
-from verify.constants.objective import Objective
 from verify.models.zoo import cnn
+from verify.ops.objective import Objective
 
 
 def data(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

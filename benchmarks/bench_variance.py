@@ -28,9 +28,9 @@ from functools import partial
 import torch
 from torch import nn
 
-from verify.constants.objective import Objective
 from verify.constants.persample import persample_norms
 from verify.models import zoo
+from verify.ops.objective import Objective
 
 
 def best_of(fn: Callable[[], object], k: int, budget: float = 2.0) -> float:

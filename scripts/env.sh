@@ -10,6 +10,13 @@ if [ ! -f "$STAMP" ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
   # torch==2.13.0 (pinned in the 'verify' extra) resolves to the CPU wheel here.
   "$VENV/bin/python" -m pip install -q -e "$ROOT[verify,dev]"
+  # Fashion-MNIST (real images, read offline by verify.data.fashion_mnist) ships as Debian's
+  # dataset-fashion-mnist. Best effort: only as root with apt-get; without it the tests that need it skip.
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+    && ! dpkg -s dataset-fashion-mnist >/dev/null 2>&1; then
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q dataset-fashion-mnist; } \
+      >/dev/null 2>&1 || true
+  fi
   rm -f "$VENV"/.installed-*
   touch "$STAMP"
 fi

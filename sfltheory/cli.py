@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # argparse prints usage over several lines; we want one
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
@@ -160,7 +160,7 @@ def _cmd_errata(a: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------
-def _shape(raw: str | None) -> tuple[int, ...] | None:
+def parse_shape(raw: str | None) -> tuple[int, ...] | None:
     if raw is None:
         return None
     try:
@@ -186,7 +186,7 @@ def load_cuts(spec: str, input_shape: str | None = None, expand: str | None = No
         raise ParameterError(
             "--model", f"'{spec}' is a torch model and needs torch ({e}): pip install -e .[verify]"
         ) from None
-    return model_cuts(spec, _shape(input_shape), expand=tuple(filter(None, (expand or "").split(","))))
+    return model_cuts(spec, parse_shape(input_shape), expand=tuple(filter(None, (expand or "").split(","))))
 
 
 def _grid(raw: str | None) -> np.ndarray | None:
@@ -309,22 +309,25 @@ def _cmd_compare(a: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_measure(a: argparse.Namespace) -> int:
+def _register_verify(sub: Any) -> None:
+    """The commands the torch half owns (measure, train): ``verify.cli`` adds them. Importing it costs no torch
+    import (its commands import torch when they run), so ``sfltheory list`` stays fast."""
     try:
-        from verify.constants.cli import run
-    except ImportError as e:
-        raise ParameterError("measure", f"needs torch ({e}): pip install -e .[verify]") from None
-    c = run(a)
-    if a.out:
-        c.to_json(a.out)
-    if a.json:
-        print(c.to_json(), end="")
-    else:
-        print(c)
-    return 0
+        from verify.cli import register
+    except ImportError:  # the theory half installed alone
+        for name in ("measure", "train"):
+            s = sub.add_parser(name, help=f"{name} (needs the verify extra: pip install -e .[verify])")
+            s.add_argument("rest", nargs="*")
+            s.set_defaults(func=_needs_verify, name=name)
+        return
+    register(sub)
 
 
-def _positive_float(name: str) -> Any:
+def _needs_verify(a: argparse.Namespace) -> int:
+    raise ParameterError(a.name, "needs torch: pip install -e .[verify]")
+
+
+def positive_arg(name: str) -> Any:
     def conv(raw: str) -> float:
         try:
             v = float(raw)
@@ -337,7 +340,7 @@ def _positive_float(name: str) -> Any:
     return conv
 
 
-def _count(name: str) -> Any:
+def count_arg(name: str) -> Any:
     def conv(raw: str) -> int:
         try:
             v = int(raw)
@@ -361,7 +364,7 @@ def _model_args(s: argparse.ArgumentParser, required: bool) -> None:
 
 
 def _search_args(s: argparse.ArgumentParser) -> None:
-    s.add_argument("--eps", type=_positive_float("--eps"), help="target accuracy: report the rounds to bound <= eps")
+    s.add_argument("--eps", type=positive_arg("--eps"), help="target accuracy: report the rounds to bound <= eps")
     s.add_argument(
         "--step", default="auto", choices=["auto", "max", "joint", "given"], help="how the step size is chosen"
     )
@@ -376,8 +379,8 @@ def _search_args(s: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="sfltheory", description="Convergence theory of split federated learning, evaluated.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    p = Parser(prog="sfltheory", description="Convergence theory of split federated learning, evaluated.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
 
     s = sub.add_parser("list", help="list every encoded result")
     s.add_argument("--paper", help="only this paper's results")
@@ -437,12 +440,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--grid", help="its values: FIRST:LAST or a comma list (default 1:1000)")
     _search_args(s)
     t = s.add_argument_group("wall-clock time model (with --eps)")
-    t.add_argument("--server-step", type=_positive_float("--server-step"), help="seconds per server step, whole model")
+    t.add_argument("--server-step", type=positive_arg("--server-step"), help="seconds per server step, whole model")
     t.add_argument("--client-time", help="seconds per client round on the whole model, one per client: 1,1,5")
     t.add_argument("--client-dist", help="or a scipy.stats distribution of it, e.g. expon:loc=1,scale=2 (with M=)")
     t.add_argument("--bandwidth", help="bytes/s per client link (one value or one per client)")
-    t.add_argument("--batch", type=_count("--batch"), default=1, help="samples per client per round (default 1)")
-    t.add_argument("--messages", type=_count("--messages"), default=1, help="activation uploads per sample per round")
+    t.add_argument("--batch", type=count_arg("--batch"), default=1, help="samples per client per round (default 1)")
+    t.add_argument(
+        "--messages", type=count_arg("--messages"), default=1, help="activation uploads per sample per round"
+    )
     t.add_argument("--no-overlap", action="store_true", help="server steps start after the slowest client, not during")
     s.set_defaults(func=_cmd_plan)
 
@@ -454,40 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     _search_args(s)
     s.set_defaults(func=_cmd_compare)
 
-    s = sub.add_parser(
-        "measure",
-        help="measure L, sigma^2, eps^2, G^2, kappa, F of a model on data, per part of a split",
-        description="Measures at the model's initialisation (or --state), or along an SGD run (--steps).",
-    )
-    s.add_argument("--model", required=True, help="a registered model (sized to the data) or package.module:factory")
-    s.add_argument("--data", required=True, help="digits, synthetic:n=..,shape=..,classes=.., or a .pt/.npz file")
-    s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
-    s.add_argument("--cut", help="split after this block (name or 1-based index, see `sfltheory cuts`)")
-    s.add_argument("--state", metavar="FILE", help="a state_dict to load (measure a trained model)")
-    s.add_argument("--loss", default="auto", help="ce, mse or auto (ce for integer labels)")
-    s.add_argument("--what", help="comma list: L,sigma2,eps2,kappa,F,gradnorm2_f,zo,L_clients (default: all but zo)")
-    s.add_argument("--clients", type=_count("--clients"), help="number of clients (heterogeneity needs >= 2)")
-    s.add_argument("--partition", default="iid", help="iid, dirichlet:ALPHA, shards:K or sorted (default iid)")
-    s.add_argument("--batch", type=_count("--batch"), help="also report the variance of a mini-batch of this size")
-    s.add_argument("--probes", type=_count("--probes"), default=90, help="Hessian-vector products for the trace")
-    s.add_argument("--tol", type=_positive_float("--tol"), default=1e-4, help="Lanczos relative tolerance")
-    s.add_argument("--fstar", type=float, default=0.0, help="a lower bound on f* for F = f(x0) - f* (default 0)")
-    s.add_argument("--lam", type=_positive_float("--lam"), help="smoothing radius for the zeroth-order error (zo)")
-    s.add_argument("--P", type=_count("--P"), default=1, help="perturbations per zeroth-order estimate")
-    s.add_argument("--zo-form", default="spsa", choices=["spsa", "forward"], help="MU-SplitFed's or HERON-SFL's")
-    s.add_argument("--steps", type=int, default=0, help="train this many SGD steps, measuring along the way")
-    s.add_argument("--every", type=_count("--every"), default=50, help="measure every this many steps")
-    s.add_argument("--lr", type=_positive_float("--lr"), default=0.05, help="SGD step size for --steps")
-    s.add_argument("--train-batch", type=_count("--train-batch"), default=32, help="SGD mini-batch for --steps")
-    s.add_argument("--run-dir", help="save the run here after every checkpoint, and resume from it")
-    s.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
-    s.add_argument("--float64", action="store_true", help="measure in double precision")
-    s.add_argument("--chunk", type=_count("--chunk"), default=256, help="samples per forward pass (memory)")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--out", metavar="FILE", help="write the constants as JSON to FILE (atomically)")
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
-    s.set_defaults(func=_cmd_measure)
+    _register_verify(sub)
     return p
 
 
@@ -496,7 +468,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # name=value pairs may come after options (plan ID --model m L=1 ...): argparse leaves those over
     args, extra = parser.parse_known_args(argv)
     if extra:
-        dest = next((d for d in ("params", "items") if isinstance(getattr(args, d, None), list)), None)
+        dest = next((d for d in ("params", "items", "assignments") if isinstance(getattr(args, d, None), list)), None)
         bad = [x for x in extra if x.startswith("-") or dest is None]
         if bad:
             parser.error(f"unrecognized arguments: {' '.join(bad)}")

@@ -23,8 +23,8 @@ from verify.constants.curvature import (  # noqa: E402
     hessian_trace,
     secant_smoothness,
 )
-from verify.constants.objective import Objective  # noqa: E402
-from verify.constants.split import Split  # noqa: E402
+from verify.ops.objective import Objective  # noqa: E402
+from verify.split import Split  # noqa: E402
 
 D = torch.float64
 

@@ -13,7 +13,7 @@ from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
 from verify.constants.heterogeneity import Dissimilarity
 from verify.constants.measure import measure
-from verify.constants.split import Split
+from verify.split import Split
 
 
 class Quadratic(nn.Module):

@@ -18,9 +18,9 @@ Tensor = torch.Tensor
 
 from sfltheory.errors import ParameterError  # noqa: E402
 from verify.constants import persample as ps  # noqa: E402
-from verify.constants.objective import Objective  # noqa: E402
 from verify.constants.persample import persample_norms  # noqa: E402
-from verify.constants.split import Split  # noqa: E402
+from verify.ops.objective import Objective  # noqa: E402
+from verify.split import Split  # noqa: E402
 
 RTOL = 1e-10
 DT = torch.float64

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from sfltheory.errors import ParameterError
-from verify.constants.objective import Objective
 from verify.constants.track import Trajectory, track
 from verify.constants.zo import zo_error
+from verify.ops.objective import Objective
 
 from .test_measure import CLIENTS, SPLIT, Quadratic, S, linreg, quad_loss, sq_loss
 

@@ -10,10 +10,10 @@ usable on their own.
 from __future__ import annotations
 
 from sfltheory.constants import Constants, Estimate
+from verify.ops.objective import Objective
+from verify.split import Split
 
 from .measure import DEFAULT_WHAT, GROUPS, measure
-from .objective import Objective
-from .split import Split
 from .track import Trajectory, summarise, track
 
 __all__ = [

@@ -12,9 +12,9 @@ from torch import nn
 
 from sfltheory.constants import Constants
 from sfltheory.errors import ParameterError
+from verify.split import Split
 
 from .measure import measure
-from .split import Split
 
 
 def model_for(spec: str, input_shape: tuple[int, ...], classes: int | None) -> nn.Module:
@@ -62,9 +62,9 @@ def run(a: Any) -> Constants:
     ds = load(a.data)
     shape = tuple(ds.input_shape)
     if a.input_shape:
-        from sfltheory.cli import _shape
+        from sfltheory.cli import parse_shape
 
-        shape = _shape(a.input_shape) or shape
+        shape = parse_shape(a.input_shape) or shape
         if math.prod(shape) != math.prod(ds.input_shape):
             raise ParameterError("--input-shape", f"{shape} does not hold a sample of shape {ds.input_shape}")
         ds = type(ds)(ds.X.reshape(len(ds), *shape), ds.y, ds.name, shape, ds.classes, ds.note)

@@ -25,8 +25,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from torch import Tensor
 
 from sfltheory.errors import ParameterError
-
-from .objective import Objective, Params
+from verify.ops.objective import Objective, Params
 
 _WHICH = {"largest": "LA", "smallest": "SA", "magnitude": "LM"}
 

@@ -15,8 +15,7 @@ import torch
 from torch import Tensor
 
 from sfltheory.errors import ParameterError
-
-from .objective import Objective, Params
+from verify.ops.objective import Objective, Params
 
 
 def client_gradients(obj: Objective, clients: Sequence[Tensor], params: Params | None = None) -> list[Params]:

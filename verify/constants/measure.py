@@ -49,12 +49,12 @@ from torch import Tensor, nn
 
 from sfltheory.constants import Constants, Estimate, with_variant
 from sfltheory.errors import ParameterError
+from verify.ops.objective import LossFn, Objective, Params
+from verify.split import Split
 
 from .curvature import effective_rank, extreme_eigenvalue
 from .heterogeneity import Dissimilarity, average, client_gradients, sqdist
-from .objective import LossFn, Objective, Params
 from .persample import persample_norms
-from .split import Split
 from .zo import FORMS, zo_error
 
 # what= accepts these groups, or any canonical name they fill.

@@ -48,8 +48,7 @@ from torch import Tensor, nn
 from torch.func import grad, vmap
 
 from sfltheory.errors import ParameterError
-
-from .objective import Objective
+from verify.ops.objective import Objective
 
 ENGINES = ("auto", "hooks", "vmap")
 # The vmap engine holds chunk x d per-sample gradients; its default chunk keeps that near 2^26 numbers.

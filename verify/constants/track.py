@@ -26,11 +26,11 @@ from torch import nn
 from sfltheory.atomic import atomic_path, write_atomic
 from sfltheory.constants import Constants, Estimate, with_variant
 from sfltheory.errors import ParameterError
+from verify.ops.objective import LossFn, Objective, per_sample_loss
 
 from .curvature import secant_smoothness
 from .heterogeneity import Dissimilarity
 from .measure import DEFAULT_WHAT, _data, measure, resolve_split
-from .objective import LossFn, Objective, per_sample_loss
 
 QUANTILES = (0.1, 0.5, 0.9)
 

@@ -18,8 +18,7 @@ import torch
 
 from sfltheory.constants import Estimate
 from sfltheory.errors import ParameterError
-
-from .objective import Objective, Params
+from verify.ops.objective import Objective, Params
 
 FORMS = ("spsa", "forward")
 

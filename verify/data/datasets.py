@@ -1,7 +1,8 @@
 """Datasets for the measurements: a small bundled real one, your own tensors, and seeded synthetic ones.
 
 Everything here runs offline: ``digits`` ships inside the scikit-learn wheel, files are read locally and the
-synthetic sets are drawn from a seeded generator. :func:`load` turns a CLI string into a :class:`Dataset`.
+synthetic sets are drawn from a seeded generator. Larger real sets are in :mod:`verify.data.readers`;
+:func:`verify.data.load` turns a CLI string into a :class:`Dataset`.
 """
 
 from __future__ import annotations
@@ -191,66 +192,3 @@ def synthetic_regression(n: int, dim: int, noise: float = 0.1, seed: int = 0) ->
         classes=None,
         note="synthetic: X ~ N(0, I), y = X w + noise * N(0, 1), w ~ N(0, I/dim) (torch.Generator)",
     )
-
-
-def _parse_options(spec: str, body: str, allowed: dict[str, str]) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in body.split(","))):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not value.strip():
-            raise ParameterError("data", f"'{spec}': expected key=value, got '{item}'")
-        if key not in allowed:
-            raise ParameterError("data", f"'{spec}': unknown key '{key}' (known: {', '.join(allowed)})")
-        if key in options:
-            raise ParameterError("data", f"'{spec}': key '{key}' given twice")
-        options[key] = value.strip()
-    return {**allowed, **options}
-
-
-def _int_option(spec: str, key: str, value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise ParameterError("data", f"'{spec}': {key} must be an integer, got '{value}'") from None
-
-
-def load(spec: str) -> Dataset:
-    """A dataset from a CLI string.
-
-    * ``digits``: :func:`digits`;
-    * ``synthetic:n=512,shape=1x8x8,classes=10,seed=0``: :func:`synthetic_classification` (keys optional,
-      those are the defaults);
-    * ``regression:n=512,dim=20,noise=0.1,seed=0``: :func:`synthetic_regression`;
-    * a path ending in ``.pt`` or ``.npz``: :func:`load_tensors`.
-    """
-    if not isinstance(spec, str) or not spec.strip():
-        raise ParameterError("data", "must be 'digits', 'synthetic:...', 'regression:...' or a .pt/.npz path")
-    spec = spec.strip()
-    kind, _, body = spec.partition(":")
-    if spec == "digits":
-        return digits()
-    if kind == "synthetic":
-        opts = _parse_options(spec, body, {"n": "512", "shape": "1x8x8", "classes": "10", "seed": "0"})
-        shape = tuple(_int_option(spec, "shape", d) for d in opts["shape"].lower().split("x"))
-        return synthetic_classification(
-            _int_option(spec, "n", opts["n"]),
-            shape,
-            _int_option(spec, "classes", opts["classes"]),
-            _int_option(spec, "seed", opts["seed"]),
-        )
-    if kind == "regression":
-        opts = _parse_options(spec, body, {"n": "512", "dim": "20", "noise": "0.1", "seed": "0"})
-        try:
-            noise = float(opts["noise"])
-        except ValueError:
-            raise ParameterError("data", f"'{spec}': noise must be a number, got '{opts['noise']}'") from None
-        return synthetic_regression(
-            _int_option(spec, "n", opts["n"]),
-            _int_option(spec, "dim", opts["dim"]),
-            noise,
-            _int_option(spec, "seed", opts["seed"]),
-        )
-    if Path(spec).suffix.lower() in (".pt", ".npz"):
-        return load_tensors(spec)
-    raise ParameterError("data", f"'{spec}': expected 'digits', 'synthetic:...', 'regression:...' or a .pt/.npz path")

@@ -21,8 +21,7 @@ from torch import Tensor, nn
 from torch.func import functional_call, grad
 
 from sfltheory.errors import ParameterError
-
-from .split import Split
+from verify.split import Split
 
 Params = dict[str, Tensor]
 LossFn = Callable[[Tensor, Tensor], Tensor]

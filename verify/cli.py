@@ -1,0 +1,244 @@
+"""The commands the torch half owns: ``sfltheory measure`` and ``sfltheory train``.
+
+:func:`register` adds their parsers to ``sfltheory``'s; nothing here imports torch until a command runs, so
+``sfltheory list`` and ``bound`` start as fast as before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from sfltheory.cli import EXIT_USAGE, count_arg, parse_assignments, parse_shape, positive_arg
+from sfltheory.errors import ParameterError
+
+EXIT_DIVERGED = 1
+
+
+def register(sub: Any) -> None:
+    """Add ``measure`` and ``train`` to a subparsers object (``sfltheory.cli.build_parser`` calls this)."""
+    _measure_parser(sub)
+    _train_parser(sub)
+
+
+# --- measure --------------------------------------------------------------------------------------------------
+
+
+def _measure_parser(sub: Any) -> None:
+    s = sub.add_parser(
+        "measure",
+        help="measure L, sigma^2, eps^2, G^2, kappa, F of a model on data, per part of a split",
+        description="Measures at the model's initialisation (or --state), or along an SGD run (--steps).",
+    )
+    s.add_argument("--model", required=True, help="a registered model (sized to the data) or package.module:factory")
+    s.add_argument("--data", required=True, help="digits, synthetic:n=..,shape=..,classes=.., or a .pt/.npz file")
+    s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
+    s.add_argument("--cut", help="split after this block (name or 1-based index, see `sfltheory cuts`)")
+    s.add_argument("--state", metavar="FILE", help="a state_dict to load (measure a trained model)")
+    s.add_argument("--loss", default="auto", help="ce, mse or auto (ce for integer labels)")
+    s.add_argument("--what", help="comma list: L,sigma2,eps2,kappa,F,gradnorm2_f,zo,L_clients (default: all but zo)")
+    s.add_argument("--clients", type=count_arg("--clients"), help="number of clients (heterogeneity needs >= 2)")
+    s.add_argument("--partition", default="iid", help="iid, dirichlet:ALPHA, shards:K or sorted (default iid)")
+    s.add_argument("--batch", type=count_arg("--batch"), help="also report the variance of a mini-batch of this size")
+    s.add_argument("--probes", type=count_arg("--probes"), default=90, help="Hessian-vector products for the trace")
+    s.add_argument("--tol", type=positive_arg("--tol"), default=1e-4, help="Lanczos relative tolerance")
+    s.add_argument("--fstar", type=float, default=0.0, help="a lower bound on f* for F = f(x0) - f* (default 0)")
+    s.add_argument("--lam", type=positive_arg("--lam"), help="smoothing radius for the zeroth-order error (zo)")
+    s.add_argument("--P", type=count_arg("--P"), default=1, help="perturbations per zeroth-order estimate")
+    s.add_argument("--zo-form", default="spsa", choices=["spsa", "forward"], help="MU-SplitFed's or HERON-SFL's")
+    s.add_argument("--steps", type=int, default=0, help="train this many SGD steps, measuring along the way")
+    s.add_argument("--every", type=count_arg("--every"), default=50, help="measure every this many steps")
+    s.add_argument("--lr", type=positive_arg("--lr"), default=0.05, help="SGD step size for --steps")
+    s.add_argument("--train-batch", type=count_arg("--train-batch"), default=32, help="SGD mini-batch for --steps")
+    s.add_argument("--run-dir", help="save the run here after every checkpoint, and resume from it")
+    s.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    s.add_argument("--float64", action="store_true", help="measure in double precision")
+    s.add_argument("--chunk", type=count_arg("--chunk"), default=256, help="samples per forward pass (memory)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", metavar="FILE", help="write the constants as JSON to FILE (atomically)")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=_cmd_measure)
+
+
+def _cmd_measure(a: argparse.Namespace) -> int:
+    from verify.constants.cli import run
+
+    c = run(a)
+    if a.out:
+        c.to_json(a.out)
+    if a.json:
+        print(c.to_json(), end="")
+    else:
+        print(c)
+    return 0
+
+
+# --- train ----------------------------------------------------------------------------------------------------
+
+
+def _train_parser(sub: Any) -> None:
+    s = sub.add_parser(
+        "train",
+        help="run a seed's algorithm on a split model or an exact quadratic: train ALGO name=value ...",
+        description=(
+            "Runs ALGO for T rounds and records, per round, ||grad f||^2 at the global model (with its client and "
+            "server parts, running average and minimum), the loss, test accuracy, drift, bytes each way, passes "
+            "per side and the simulated time. name=value: T, batch, seed; the algorithm's parameters (train "
+            "--list); with --problem quadratic, its target constants L, mu, sigma2, eps2, d, d_c, M, F."
+        ),
+    )
+    s.add_argument("algorithm", nargs="?", metavar="ALGO", help="an algorithm (see --list)")
+    s.add_argument("assignments", nargs="*", metavar="name=value")
+    s.add_argument("--list", action="store_true", help="list the algorithms, their papers and the results")
+    s.add_argument("--problem", metavar="FILE|quadratic", help="a quadratic problem file (JSON), or 'quadratic'")
+    s.add_argument("--model", help="a registered model (sized to the data) or package.module:factory (default cnn)")
+    s.add_argument("--data", help="digits (default), fashion-mnist, mnist1d, cifar10:root=.., a .pt/.npz file")
+    s.add_argument("--cut", help="split after this block (name or 1-based index; default: the middle cut)")
+    s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
+    s.add_argument("--clients", type=count_arg("--clients"), help="number of clients M (default 4)")
+    s.add_argument("--partition", help="iid, dirichlet:ALPHA, shards:K or sorted (default iid)")
+    s.add_argument("--loss", help="ce, mse or auto (ce for integer labels)")
+    s.add_argument("--order", choices=["fixed", "random"], help="client order of the sequential algorithms")
+    s.add_argument("--loop", action="store_true", help="run clients one by one (the reference), not batched")
+    s.add_argument("--out", metavar="DIR", help="save run.json and a checkpoint here; an interrupted run resumes")
+    s.add_argument("--checkpoint-every", type=count_arg("--checkpoint-every"), default=10, help="rounds")
+    s.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
+    s.add_argument("--float64", action="store_true", help="train in double precision (quadratics always are)")
+    s.add_argument("--client-time", help="seconds per client round on the whole model, one per client (time model)")
+    s.add_argument("--server-step", type=positive_arg("--server-step"), help="seconds per server step, whole model")
+    s.add_argument("--bandwidth", type=positive_arg("--bandwidth"), help="bytes/s per client link")
+    s.add_argument("--json", action="store_true", help="print the run (configuration and records) as JSON")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=_cmd_train)
+
+
+def _list_text() -> str:
+    from verify.train import ALGORITHMS
+
+    rows = [("name", "paper", "algorithm", "results")]
+    for cls in ALGORITHMS.values():
+        rows.append((cls.name, cls.paper, f"{cls.title} ({cls.source})", ", ".join(cls.results) or "-"))
+    w = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = [f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]}" for r in rows]
+    lines.insert(1, "  ".join("-" * x for x in w) + "  -------")
+    return "\n".join(lines)
+
+
+def _as_int(name: str, v: Any) -> int:
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    raise ParameterError(name, f"must be an integer (got {v!r})")
+
+
+def _cmd_train(a: argparse.Namespace) -> int:
+    import numpy as np
+
+    if a.list:
+        if a.json:
+            from verify.train import ALGORITHMS
+
+            print(json.dumps([c.describe() for c in ALGORITHMS.values()], indent=2))
+        else:
+            print(_list_text())
+        return 0
+    if not a.algorithm:
+        raise ParameterError("algorithm", "name one (sfltheory train --list shows them)")
+    if "=" in a.algorithm:
+        raise ParameterError("algorithm", f"expected an algorithm name before name=value (got {a.algorithm!r})")
+    params = parse_assignments(a.assignments)
+    for k, v in params.items():
+        if isinstance(v, np.ndarray):
+            raise ParameterError(k, "train takes one value per parameter (a sweep is `sfltheory sweep`)")
+
+    import torch
+
+    from sfltheory.plan.timemodel import TimeModel
+    from verify.train import get, run
+    from verify.train.loop import default_time_model
+    from verify.train.setup import QUADRATIC_TARGETS, problem_from
+
+    cls = get(a.algorithm)
+    T = _as_int("T", params.pop("T", 100.0))
+    batch = _as_int("batch", params.pop("batch", 32.0))
+    seed = _as_int("seed", params.pop("seed", 0.0))
+    if T < 1:
+        raise ParameterError("T", f"must be an integer >= 1 (got {T})")
+    if a.order is not None:
+        params["order"] = a.order
+    quadratic = a.problem is not None
+    model_opts = {"--model": a.model, "--data": a.data, "--cut": a.cut, "--partition": a.partition,
+                  "--loss": a.loss, "--input-shape": a.input_shape}  # fmt: skip
+    if quadratic:
+        given = [k for k, v in model_opts.items() if v is not None]
+        if given:
+            raise ParameterError(given[0], "describes a model problem; not with --problem")
+    targets = {k: params.pop(k) for k in QUADRATIC_TARGETS if k in params} if a.problem == "quadratic" else {}
+    if "M" in params and not quadratic:
+        raise ParameterError("M", "the number of clients of a model problem is --clients")
+    if a.clients is not None and quadratic:
+        if a.problem != "quadratic":
+            raise ParameterError("--clients", "the problem file fixes the clients (one row of shifts each)")
+        targets["M"] = float(a.clients)
+    algorithm = cls(**params)  # unknown parameters and domains are checked here, before any work
+    dtype = torch.float64 if (a.float64 or quadratic) else torch.float32
+    kw: dict[str, Any] = {}
+    if not quadratic:
+        shape = parse_shape(a.input_shape) if a.input_shape else None
+        kw = {"model": a.model or "cnn", "data": a.data or "digits", "cut": a.cut, "clients": a.clients or 4,
+              "partition": a.partition or "iid", "loss": a.loss or "auto", "input_shape": shape}  # fmt: skip
+    device = "cuda" if a.device == "auto" and torch.cuda.is_available() else ("cpu" if a.device == "auto" else a.device)
+    problem = problem_from(a.problem, targets=targets, seed=seed, dtype=dtype, device=device, **kw)
+    tm = default_time_model(problem.M)
+    if a.client_time or a.server_step or a.bandwidth:
+        times = tuple(float(x) for x in a.client_time.split(",")) if a.client_time else (1.0,) * problem.M
+        if len(times) == 1:
+            times = times * problem.M
+        tm = TimeModel(server_step=a.server_step or 0.01, client_time=times, bandwidth=a.bandwidth)
+    r = run(algorithm, problem, T=T, seed=seed, batch=batch, batched=not a.loop, out=a.out,
+            checkpoint_every=a.checkpoint_every, time_model=tm, progress=not (a.quiet or a.json))  # fmt: skip
+    if a.json:
+        print(json.dumps(r.to_dict(), indent=1, allow_nan=False))
+    else:
+        print(run_text(r))
+        if a.out:
+            print(f"run written to {a.out}/run.json")
+    if r.status == "diverged":
+        print(f"sfltheory: {r.message}", file=sys.stderr)
+        return EXIT_DIVERGED
+    return 0
+
+
+def run_text(r: Any, rows: int = 11) -> str:
+    """A run as a short table: a few records evenly spaced in t, and the configuration in one line."""
+    c = r.config
+    p = c["problem"]
+    head = (
+        f"{c['algorithm']} ({c['paper']}, {c['source']}) on {p.get('name', p['kind'])}: M = {p['M']}, "
+        f"d_c = {p['d_c']}, T = {c['T']}, batch = {c['batch']}, seed = {c['seed']}, "
+        f"{'batched' if c['batched'] else 'per-client loop'}"
+    )
+    params = "params: " + ", ".join(f"{k}={v}" for k, v in c["params"].items())
+    recs = r.records
+    idx = sorted({round(i * (len(recs) - 1) / (rows - 1)) for i in range(rows)}) if len(recs) > 1 else [0]
+    acc = any(x.test_acc is not None for x in recs)
+    cols = ["t", "|grad f|^2", "avg", "min", "loss"] + (["test acc"] if acc else []) + ["drift", "MB up", "MB down",
+                                                                                           "sim s"]  # fmt: skip
+    table = [cols]
+    for i in idx:
+        x = recs[i]
+        row = [str(x.t), f"{x.gradnorm2:.4g}", f"{x.gradnorm2_avg:.4g}", f"{x.gradnorm2_min:.4g}", f"{x.loss:.4g}"]
+        if acc:
+            row.append("-" if x.test_acc is None else f"{x.test_acc:.3f}")
+        row += ["-" if x.drift is None else f"{x.drift:.3g}", f"{x.bytes_up / 1e6:.3g}", f"{x.bytes_down / 1e6:.3g}",
+                f"{x.sim_time:.4g}"]  # fmt: skip
+        table.append(row)
+    w = [max(len(t[i]) for t in table) for i in range(len(cols))]
+    lines = [head, params] + ["  ".join(v.rjust(w[j]) for j, v in enumerate(t)) for t in table]
+    lines.append(f"status: {r.status}" + (f" ({r.message})" if r.message else ""))
+    return "\n".join(lines)
+
+
+__all__ = ["EXIT_DIVERGED", "EXIT_USAGE", "register", "run_text"]

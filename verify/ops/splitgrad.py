@@ -1,0 +1,88 @@
+r"""First- and zeroth-order oracles of a split model, as pure functions of parameter trees.
+
+Each function takes a :class:`~verify.train.problems.Problem` and trees, and returns trees; none touches
+module state, so the same call serves the per-client reference loop and, under ``torch.func.vmap`` over a
+leading client axis, the batched path. Losses are means over the real samples of a batch (weights ``w``).
+
+Zeroth-order estimators of the seeds (the smoothing radius is ``lam``):
+
+* MU-SplitFed (seed 000, eq. (3)), central SPSA on the :math:`\sqrt{d}`-sphere:
+  :math:`\hat\nabla f(x) = \frac{1}{P}\sum_{p}\frac{f(x+\lambda u_p)-f(x-\lambda u_p)}{2\lambda}u_p`, with
+  :math:`u_p` uniform on the sphere of radius :math:`\sqrt d` (:func:`sphere_directions`);
+* HERON-SFL (seed 001, eq. (2)), forward difference on the unit sphere:
+  :math:`\hat\nabla f(x) = \frac{1}{P}\sum_p \frac{d}{\mu}[f(x+\mu u_p)-f(x)]u_p` (:func:`unit_directions`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import torch
+from torch import Tensor
+from torch.func import grad_and_value, vjp
+
+from verify.ops.batch import Batch, weighted_mean
+from verify.ops.tree import Params
+
+if TYPE_CHECKING:
+    from verify.train.problems import Problem
+
+
+def grads(
+    problem: Problem, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor], batch: Batch
+) -> tuple[Tensor, Params, Params]:
+    """Mean loss on the batch and its gradient in the client and server parameters (split backprop)."""
+
+    def f(a: Params, b: Params) -> Tensor:
+        return weighted_mean(problem.server_loss(b, problem.client_forward(a, batch.x), batch.y), batch.w)
+
+    (gc, gs), loss = grad_and_value(f, argnums=(0, 1))(dict(pc), dict(ps))
+    return loss, gc, gs
+
+
+def server_grads(problem: Problem, ps: Mapping[str, Tensor], h: Tensor, batch: Batch) -> tuple[Tensor, Params, Tensor]:
+    """Server side of split backprop on uploaded smashed data ``h``: loss, server gradient and dL/dh."""
+
+    def f(b: Params, hh: Tensor) -> Tensor:
+        return weighted_mean(problem.server_loss(b, hh, batch.y), batch.w)
+
+    (gs, gh), loss = grad_and_value(f, argnums=(0, 1))(dict(ps), h)
+    return loss, gs, gh
+
+
+def client_backward(problem: Problem, pc: Mapping[str, Tensor], x: Tensor, gh: Tensor) -> Params:
+    """Client side of split backprop: the gradient in the client parameters given dL/dh from the server."""
+    pull = vjp(lambda a: problem.client_forward(a, x), dict(pc))[1]
+    (gc,) = pull(gh)
+    return gc
+
+
+def aux_grads(
+    problem: Problem, pc: Mapping[str, Tensor], pa: Mapping[str, Tensor], batch: Batch
+) -> tuple[Tensor, Params, Params]:
+    """Local loss through the auxiliary head and its gradient in the client and auxiliary parameters."""
+
+    def f(a: Params, b: Params) -> Tensor:
+        return weighted_mean(problem.aux_loss(b, problem.client_forward(a, batch.x), batch.y), batch.w)
+
+    (gc, ga), loss = grad_and_value(f, argnums=(0, 1))(dict(pc), dict(pa))
+    return loss, gc, ga
+
+
+def split_loss(problem: Problem, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor], batch: Batch) -> Tensor:
+    return weighted_mean(problem.server_loss(ps, problem.client_forward(pc, batch.x), batch.y), batch.w)
+
+
+def sphere_directions(z: Mapping[str, Tensor]) -> Params:
+    r"""Gaussian draws ``z`` (a tree) -> uniform on the sphere of radius :math:`\sqrt d` (d = the tree's size)."""
+    d = sum(v.numel() for v in z.values())
+    norm = torch.sqrt(sum(v.pow(2).sum() for v in z.values()))  # type: ignore[arg-type]
+    return {k: v * (math.sqrt(d) / norm) for k, v in z.items()}
+
+
+def unit_directions(z: Mapping[str, Tensor]) -> Params:
+    """Gaussian draws ``z`` (a tree) -> uniform on the unit sphere."""
+    norm = torch.sqrt(sum(v.pow(2).sum() for v in z.values()))  # type: ignore[arg-type]
+    return {k: v / norm for k, v in z.items()}

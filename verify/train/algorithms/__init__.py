@@ -1,0 +1,30 @@
+"""The algorithms of the seeds, one module per paper, and the explicit registry ``ALGORITHMS``.
+
+Each module names its paper, the algorithm in it and the results that analyse it; ``sfltheory train --list``
+prints this registry. Adding an algorithm: write its class (see :mod:`verify.train.base`) and add it here.
+"""
+
+from __future__ import annotations
+
+from sfltheory.errors import ParameterError
+
+from ..base import SplitAlgorithm
+from .sl_noniid import FedAvg, SplitLearning
+
+ALGORITHMS: dict[str, type[SplitAlgorithm]] = {
+    cls.name: cls
+    for cls in (
+        SplitLearning,
+        FedAvg,
+    )
+}
+
+
+def get(name: str) -> type[SplitAlgorithm]:
+    """The algorithm class registered under ``name``."""
+    if name not in ALGORITHMS:
+        raise ParameterError("algorithm", f"unknown algorithm '{name}' (known: {', '.join(ALGORITHMS)})")
+    return ALGORITHMS[name]
+
+
+__all__ = ["ALGORITHMS", "get"]
