@@ -9,11 +9,14 @@ from __future__ import annotations
 from sfltheory.errors import ParameterError
 
 from ..base import SplitAlgorithm
+from .mu_splitfed import MUSplit, MUSplitFed
 from .sl_noniid import FedAvg, SplitLearning
 
 ALGORITHMS: dict[str, type[SplitAlgorithm]] = {
     cls.name: cls
     for cls in (
+        MUSplit,
+        MUSplitFed,
         SplitLearning,
         FedAvg,
     )

@@ -30,7 +30,7 @@ from torch.func import vmap
 from sfltheory.errors import ParameterError
 from verify.ops import tree
 from verify.ops.batch import Batch
-from verify.ops.splitgrad import grads
+from verify.ops.splitgrad import grads, grads_eager
 from verify.ops.tree import Params
 
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
@@ -41,15 +41,17 @@ RESULTS_FL = ("sl_noniid/fedavg",)
 
 
 def local_sgd(
-    problem: Problem, pc: Params, ps: Params, batches: Batch, eta_l: float | Tensor
+    problem: Problem, pc: Params, ps: Params, batches: Batch, eta_l: float | Tensor, *, eager: bool = False
 ) -> tuple[Params, Params, Tensor]:
     """K split-SGD steps (the batches carry a leading K axis); returns the new parts and the K losses.
 
-    A pure function of its arguments: the per-client loop calls it per client, the batched path vmaps it."""
+    A pure function of its arguments: the batched path vmaps it over clients; the per-client loop calls it
+    with ``eager=True`` (plain autograd, see :func:`verify.ops.splitgrad.grads_eager`)."""
+    oracle = grads_eager if eager else grads
     losses = []
     for k in range(batches.x.shape[0]):
         b = batches[k]
-        loss, gc, gs = grads(problem, pc, ps, b)
+        loss, gc, gs = oracle(problem, pc, ps, b)
         pc = tree.add(pc, gc, -eta_l)
         ps = tree.add(ps, gs, -eta_l)
         losses.append(loss)
@@ -123,7 +125,7 @@ class SplitLearning(_Shared):
             if pos > 0:
                 self.hand_over(ctx, pc)
             b = Batch.stack([ctx.batch(m, k) for k in range(K)])
-            pc, ps, _ = local_sgd(problem, pc, ps, b, self.p["eta_l"])
+            pc, ps, _ = local_sgd(problem, pc, ps, b, self.p["eta_l"], eager=True)
             n = int(b.w.sum())
             ctx.work("client", forward=n, backward=n)
             ctx.work("server", forward=n, backward=n)
@@ -167,7 +169,7 @@ class FedAvg(_Shared):
         else:
             ends_c, ends_s = [], []
             for b in per:
-                pc, ps, _ = local_sgd(problem, x_c, x_s, b, self.p["eta_l"])
+                pc, ps, _ = local_sgd(problem, x_c, x_s, b, self.p["eta_l"], eager=True)
                 ends_c.append(pc)
                 ends_s.append(ps)
         whole = tree.nbytes(x_c) + tree.nbytes(x_s)

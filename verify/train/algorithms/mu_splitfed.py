@@ -1,0 +1,366 @@
+r"""MU-SplitFed and MU-Split: zeroth-order split (federated) learning with :math:`\tau` unbalanced server steps.
+
+Reference: Dandan Liang, Jianing Zhang, Evan Chen, Zhe Li, Rui Li, Haibo Yang, "Towards Straggler-Resilient Split
+Federated Learning: An Unbalanced Update Approach" (seed ``000_0fb66116fc20c956.txt``; the seed prints no year,
+venue or arXiv id, only the code address https://github.com/Johnny-Zip/MU-SplitFed). Algorithm 1, eqs. (3)-(7)
+(Sec. 3), the multi-perturbation estimator of App. C.2 (proof of Lemma C.2), MU-Split = the case M = 1 (Sec. 4.1),
+hyper-parameters of App. F, Table 6.
+
+The algorithm (Algorithm 1). Every client m starts round t from the global model,
+:math:`x_{c,m}^t = x_c^t`, and the Split Server keeps one server copy per client, :math:`x_{s,m}^{t,0} = x_s^t`.
+Client m draws a mini-batch :math:`\xi_m^t` and P directions :math:`u_{c,m,p}^t` uniform on the sphere
+:math:`\sqrt{d_c}\,\mathbb S^{d_c-1}` (eq. (3)), and uploads the unperturbed and the 2P perturbed embeddings (eq. (4))
+
+.. math:: h_m^t = h(x_c^t;\xi_m^t),\qquad h_{m,p}^{t\pm} = h(x_c^t \pm \lambda u_{c,m,p}^t;\xi_m^t).
+
+The server makes :math:`\tau` zeroth-order steps on the unperturbed embedding (eq. (5)), with directions
+:math:`u_{s,m,p}^{t,i}` on :math:`\sqrt{d_s}\,\mathbb S^{d_s-1}`:
+
+.. math::
+    \delta_{s,m,p}^{t,i} = F(x_{s,m}^{t,i}+\lambda u_{s,m,p}^{t,i}, h_m^t)
+    - F(x_{s,m}^{t,i}-\lambda u_{s,m,p}^{t,i}, h_m^t),
+    \quad G_{s,m}^{t,i} = \frac1P\sum_{p=1}^P \frac{\delta_{s,m,p}^{t,i}}{2\lambda}u_{s,m,p}^{t,i},
+    \quad x_{s,m}^{t,i+1} = x_{s,m}^{t,i} - \eta_s G_{s,m}^{t,i},
+
+then returns the P scalars (eq. (6)) :math:`\delta_{c,m,p}^t = F(x_{s,m}^{t,\tau}, h_{m,p}^{t+}) -
+F(x_{s,m}^{t,\tau}, h_{m,p}^{t-})`, and the client steps
+:math:`x_{c,m}^{t+1} = x_c^t - \eta_c \frac1P\sum_p \frac{\delta_{c,m,p}^t}{2\lambda}u_{c,m,p}^t`.
+The main text writes P = 1; App. C.2 (proof of Lemma C.2) defines the average over P perturbations and the
+analysis keeps P throughout before setting P = 1 at the end of App. C.1.3. F is the mini-batch mean loss, and the
+two evaluations of a pair use the same mini-batch (common random numbers). Aggregation (eq. (7)) with
+:math:`w_m = 1/M`, implemented as the step that descends (default ``aggregation="descent"``):
+
+.. math:: x_c^{t+1} = x_c^t + \eta_g \frac1M\sum_m (x_{c,m}^{t+1} - x_c^t),\qquad
+          x_s^{t+1} = x_s^t + \eta_g \frac1M\sum_m (x_{s,m}^{t,\tau} - x_s^t).
+
+Discrepancies with the seed, recorded here and not silently fixed:
+
+1. **Sign of eq. (7).** The paper prints :math:`x_c^{t+1} = x_c^t - \eta_g\sum_m w_m(x_{c,m}^{t+1}-x_{c,m}^t)`
+   (and the same for :math:`x_s`). Since :math:`x_{c,m}^{t+1}-x_{c,m}^t = -\eta_c G_{c,m}^t` is a descent step,
+   the printed minus sign *ascends*. Its own analysis uses the descending form:
+   :math:`x_s^{t+1}-x_s^t = -\frac{\eta_g}{M}\sum_m\sum_i \eta_s G_{s,m}^{t,i}` (App. D.1.1, first line of
+   :math:`\mathcal K_1`) and :math:`x_c^{t+1}-x_c^t = -\frac{\eta_g}{M}\sum_m \eta_c G_{c,m}^t` (App. D.1.2).
+   The default ``aggregation="descent"`` implements the latter; ``aggregation="printed"`` is eq. (7) as printed
+   (:math:`x^{t+1} = x^t - \eta_g\frac1M\sum_m(x_m - x^t)`), for the record only.
+2. **Which sample the server steps use** (``server_batch``). Pseudocode and text: every one of the :math:`\tau`
+   steps uses the same embedding :math:`h_m^t` of the same mini-batch :math:`\xi_m^t` (Algorithm 1 lines 8-11,
+   eq. (5) and its footnote, "multiple updates using the unperturbed embedding :math:`h_m^t`"): the default
+   ``server_batch="same"``. The analysis writes :math:`G_s(x^{t,i};\xi^t)` too, but its accounting needs the
+   stochastic errors of the :math:`\tau` steps to be conditionally unbiased and uncorrelated: K1 of App. C.1.1 /
+   D.1.1 replaces :math:`G_s(x^{t,i};\xi^t)` by :math:`\nabla_{x_s} f_\lambda(x^{t,i})` inside an expectation
+   although :math:`x^{t,i}` depends on :math:`\xi^t`, and Lemma C.4 ("by the property of martingale difference
+   sequence", eq. (31)) and K2 drop the cross terms between steps. That holds for a fresh mini-batch per server
+   step, ``server_batch="fresh"``: step i uses :math:`\xi_m^{t,i}` (step 0 uses the client's own
+   :math:`\xi_m^t`) and the client uploads the :math:`\tau-1` extra unperturbed embeddings
+   :math:`h(x_c^t;\xi_m^{t,i})`.
+3. **At which server model the client's loss difference is taken** (``client_delta_at``). Eq. (6) (Algorithm 1
+   line 12) takes it at :math:`x_{s,m}^{t,\tau}`, after the server steps: the default
+   ``client_delta_at="server_after_tau"``. Algorithm 1 line 13 writes :math:`G_{c,m}^t(\mathbf x^t)`, and the
+   analysis (App. C.1.2 and D.1.2, K3: :math:`\mathbb E[G_c(\mathbf x^t;\xi^t)] = \nabla_{x_c} f_\lambda(\mathbf x^t)`)
+   needs it at the round's start, :math:`x_s^t`: ``client_delta_at="server_at_start"``.
+4. Sec. 5 trains with 50 % partial participation; Algorithm 1 and the analysis use every client each round,
+   which is what is implemented. The analysis allows a round-dependent :math:`\eta_s^t` (App. D.2); the step
+   sizes here are constant.
+
+MU-Split (Sec. 4.1, Theorem 4.1) is the one-client case: :class:`MUSplit` requires M = 1 and has no global step
+(:math:`x^{t+1}` is the client's and the server copy's end point, as App. C.1 writes it, i.e.
+:math:`\eta_g = 1`); it is MU-SplitFed with M = 1, :math:`\eta_g = 1`, and no model exchange with a Fed Server.
+
+Randomness (so the per-client loop and the batched path draw the same numbers): client m's mini-batch for server
+step i is ``ctx.batch(m, i)`` (i = 0 is :math:`\xi_m^t`; with ``server_batch="same"`` only i = 0 is drawn); the
+client direction p is ``sphere_directions(ctx.randn_like(x_c, m, "u_c", p))`` and the server direction p of step i
+is ``sphere_directions(ctx.randn_like(x_s, m, "u_s", i, p))``, regenerated from (seed, round, keys), never stored.
+
+Counting per client and round (``messages()`` = 2P + 1 activation uploads per sample, 2P + :math:`\tau` with a
+fresh server batch): up, the 2P + 1 embeddings of the batch (plus the extra unperturbed ones) and
+:math:`x_{c,m}^{t+1}` to the Fed Server; down, the P loss differences (one scalar each) and the broadcast
+:math:`x_c^{t+1}` (line 14). Forward passes only (zeroth order): client (2P + 1) n (+ the extra embeddings),
+server 2P per sample per server step plus 2P n for eq. (6).
+
+Defaults are App. F, Table 6 (:math:`\eta_g = 0.3`, :math:`\eta_s = 0.01`, :math:`\eta_c = 0.005`,
+:math:`\lambda = 0.005`) and :math:`\tau = 2` (Sec. 5), P = 1 (main text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import torch
+from torch import Tensor
+from torch.func import vmap
+
+from sfltheory.errors import ParameterError
+from verify.ops import tree
+from verify.ops.batch import Batch, weighted_mean
+from verify.ops.splitgrad import sphere_directions
+from verify.ops.tree import Params
+
+from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
+from ..problems import Problem
+
+RESULTS_FED = (
+    "mu_splitfed/thm4.3",
+    "mu_splitfed/thm4.3@appendix",
+    "mu_splitfed/thm4.3@proof",
+    "mu_splitfed/cor4.4",
+    "mu_splitfed/cor4.4@proof",
+    "mu_splitfed/eq12",
+)
+RESULTS_SPLIT = ("mu_splitfed/thm4.1", "mu_splitfed/thm4.1@proof", "mu_splitfed/cor4.2", "mu_splitfed/cor4.2@proof")
+
+SAME, FRESH = "same", "fresh"
+AFTER_TAU, AT_START = "server_after_tau", "server_at_start"
+DESCENT, PRINTED = "descent", "printed"
+
+
+# --- pure per-client pieces: the loop calls them per client, the batched path vmaps them over clients ----------
+
+
+def _shift(p: Mapping[str, Tensor], u: Mapping[str, Tensor], c: float) -> Params:
+    return {k: p[k] + c * u[k] for k in p}
+
+
+def over_perturbations(fn: Callable[[Params], Tensor], U: Mapping[str, Tensor], vec: bool) -> Tensor:
+    """``fn`` on each perturbation of the stacked tree ``U`` (leading axis P), results stacked on a new axis 0:
+    one batched call (``vec``, vmap over the perturbations) or a loop (the reference)."""
+    if vec:
+        out: Tensor = vmap(fn)(dict(U))
+        return out
+    n = next(iter(U.values())).shape[0]
+    return torch.stack([fn({k: v[p] for k, v in U.items()}) for p in range(n)])
+
+
+def zo_estimate(deltas: Tensor, U: Mapping[str, Tensor], lam: float) -> Params:
+    r"""The multi-perturbation estimate :math:`\frac1P\sum_p \frac{\delta_p}{2\lambda}u_p` (eq. (3), App. C.2)
+    from the P loss differences and the stacked directions."""
+    c = deltas / (2 * lam * deltas.shape[0])
+    return {k: torch.tensordot(c.to(v.dtype), v, dims=1) for k, v in U.items()}
+
+
+def embed(
+    problem: Problem, pc: Mapping[str, Tensor], x: Tensor, U: Mapping[str, Tensor], lam: float, vec: bool
+) -> tuple[Tensor, Tensor]:
+    r"""Eq. (4): the unperturbed embedding :math:`h(x_c;\xi)` and the P perturbed pairs, stacked as
+    ``(P, 2, n, ...)`` (index 0: :math:`x_c+\lambda u_p`, index 1: :math:`x_c-\lambda u_p`)."""
+    h = problem.client_forward(pc, x)
+
+    def pair(u: Params) -> Tensor:
+        return torch.stack(
+            [problem.client_forward(_shift(pc, u, lam), x), problem.client_forward(_shift(pc, u, -lam), x)]
+        )
+
+    return h, over_perturbations(pair, U, vec)
+
+
+def server_step(
+    problem: Problem,
+    ps: Mapping[str, Tensor],
+    h: Tensor,
+    y: Tensor,
+    w: Tensor,
+    U: Mapping[str, Tensor],
+    lam: float,
+    eta_s: float,
+    vec: bool,
+) -> tuple[Params, Tensor]:
+    r"""One server step: the P loss differences of eq. (5) on the embedding ``h`` and
+    :math:`x_s - \eta_s G_s`; returns the new server part and the differences."""
+
+    def diff(u: Params) -> Tensor:
+        up = weighted_mean(problem.server_loss(_shift(ps, u, lam), h, y), w)
+        down = weighted_mean(problem.server_loss(_shift(ps, u, -lam), h, y), w)
+        return up - down
+
+    deltas = over_perturbations(diff, U, vec)
+    return tree.add(ps, zo_estimate(deltas, U, lam), -eta_s), deltas
+
+
+def client_deltas(problem: Problem, ps: Mapping[str, Tensor], pairs: Tensor, y: Tensor, w: Tensor, vec: bool) -> Tensor:
+    r"""Eq. (6): :math:`\delta_{c,p} = F(x_s, h_p^+) - F(x_s, h_p^-)` for the P pairs of :func:`embed`."""
+
+    def diff(hh: Params) -> Tensor:
+        two = hh["h"]
+        return weighted_mean(problem.server_loss(ps, two[0], y), w) - weighted_mean(
+            problem.server_loss(ps, two[1], y), w
+        )
+
+    return over_perturbations(diff, {"h": pairs}, vec)
+
+
+# --- the algorithms ----------------------------------------------------------------------------------------------
+
+
+class MUSplitFed(SplitAlgorithm):
+    """MU-SplitFed (Algorithm 1): zeroth-order on both sides, tau server steps per round, per-client server
+    copies, FedAvg-style aggregation with a global step (eq. (7), descending form; see the module docstring)."""
+
+    name = "mu_splitfed"
+    title = "MU-SplitFed: zeroth-order split federated learning with tau unbalanced server steps"
+    paper = "mu_splitfed"
+    source = "Algorithm 1, eqs. (3)-(7); multi-perturbation estimator of App. C.2"
+    results: ClassVar[tuple[str, ...]] = RESULTS_FED
+    federated: ClassVar[bool] = True  # a Fed Server aggregates the client parts (model up- and downloads)
+    takes: ClassVar[tuple[ParamSpec, ...]] = (
+        eta("eta_c", 0.005, "client step size (Alg. 1 line 13; App. F: 0.005)"),
+        eta("eta_s", 0.01, "server step size (eq. (5) update; App. F: 0.01)"),
+        eta("eta_g", 0.3, "global aggregation step size (eq. (7); App. F: 0.3)"),
+        count("tau", 2, "server steps per round (Sec. 5 uses 2)"),
+        count("P", 1, "perturbations per zeroth-order estimate (App. C.2; main text: 1)"),
+        ParamSpec(name="lam", default=0.005, help="smoothing radius lambda of eq. (3) (App. F: 0.005)"),
+        ParamSpec(
+            name="server_batch",
+            default=SAME,
+            kind="choice",
+            choices=(SAME, FRESH),
+            help="same: every server step on h_m^t of the round's mini-batch (Alg. 1, eq. (5)); "
+            "fresh: a new mini-batch per server step (what Lemma C.4 / K1-K2 of the analysis need)",
+        ),
+        ParamSpec(
+            name="client_delta_at",
+            default=AFTER_TAU,
+            kind="choice",
+            choices=(AFTER_TAU, AT_START),
+            help="server model of the client's loss difference: x_s^{t,tau} (eq. (6)) or x_s^t "
+            "(Alg. 1 line 13 G_c(x^t), App. C.1.2/D.1.2)",
+        ),
+        ParamSpec(
+            name="aggregation",
+            default=DESCENT,
+            kind="choice",
+            choices=(DESCENT, PRINTED),
+            help="descent: x + eta_g mean(x_m - x) (the analysis, App. D.1); "
+            "printed: x - eta_g mean(x_m - x) as eq. (7) prints it (ascends)",
+        ),
+    )
+
+    def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
+        return {"client": tree.clone(x0["client"]), "server": tree.clone(x0["server"])}
+
+    def messages(self) -> int:
+        """Activation uploads per sample per round: the unperturbed embedding and 2P perturbed ones (eq. (4));
+        with a fresh server batch, tau unperturbed ones."""
+        P, tau = self.p["P"], self.p["tau"]
+        return 2 * P + (tau if self.p["server_batch"] == FRESH else 1)
+
+    def directions(self, ctx: Context, like: Mapping[str, Tensor], *keys: Any) -> Params:
+        r"""P directions uniform on :math:`\sqrt{d}\,\mathbb S^{d-1}` (d = the size of ``like``), stacked on a
+        leading axis; perturbation p is drawn from the keys ``(*keys, p)``."""
+        return tree.stack([sphere_directions(ctx.randn_like(like, *keys, p)) for p in range(self.p["P"])])
+
+    @torch.no_grad()
+    def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        problem = ctx.problem
+        M = problem.M
+        x_c, x_s = state["client"], state["server"]
+        tau = self.p["tau"]
+        steps = tau if self.p["server_batch"] == FRESH else 1  # distinct mini-batches per client
+        batches = [[ctx.batch(m, i) for i in range(steps)] for m in range(M)]
+        u_c = [self.directions(ctx, x_c, m, "u_c") for m in range(M)]
+        if ctx.batched:
+            ends_c, ends_s = self._batched(problem, ctx, x_c, x_s, batches, u_c)
+        else:
+            ends_c, ends_s = [], []
+            for m in range(M):
+                pc, ps = self._client(problem, ctx, m, x_c, x_s, batches[m], u_c[m])
+                ends_c.append(pc)
+                ends_s.append(ps)
+        self._count(problem, ctx, x_c, batches)
+        dc = [float(tree.sqnorm(tree.sub(c, x_c))) for c in ends_c]
+        ds = [float(tree.sqnorm(tree.sub(s, x_s))) for s in ends_s]
+        sign = 1.0 if self.p.get("aggregation", DESCENT) == DESCENT else -1.0
+        g = sign * float(self.p.get("eta_g", 1.0))
+        state["client"] = tree.add(x_c, tree.sub(tree.mean(ends_c), x_c), g)
+        state["server"] = tree.add(x_s, tree.sub(tree.mean(ends_s), x_s), g)
+        return {
+            "drift": (sum(dc) + sum(ds)) / M,
+            "drift_client": sum(dc) / M,
+            "drift_server": sum(ds) / M,
+        }
+
+    # -- the per-client reference ----------------------------------------------------------------------------
+
+    def _client(
+        self, problem: Problem, ctx: Context, m: int, x_c: Params, x_s: Params, batches: list[Batch], u_c: Params
+    ) -> tuple[Params, Params]:
+        """Client m's round: embeddings, tau server steps on its server copy, the client step."""
+        lam, eta_s = self.p["lam"], self.p["eta_s"]
+        b0 = batches[0]
+        h0, pairs = embed(problem, x_c, b0.x, u_c, lam, False)
+        ps = dict(x_s)
+        for i in range(self.p["tau"]):
+            if 0 < i < len(batches):  # a fresh mini-batch and its unperturbed embedding
+                b, h = batches[i], problem.client_forward(x_c, batches[i].x)
+            else:
+                b, h = b0, h0
+            ps, _ = server_step(problem, ps, h, b.y, b.w, self.directions(ctx, x_s, m, "u_s", i), lam, eta_s, False)
+        at = ps if self.p["client_delta_at"] == AFTER_TAU else x_s
+        deltas = client_deltas(problem, at, pairs, b0.y, b0.w, False)
+        return tree.add(x_c, zo_estimate(deltas, u_c, lam), -self.p["eta_c"]), ps
+
+    # -- the batched path: clients vmapped (each with its server copy), perturbations vmapped inside ----------
+
+    def _batched(
+        self, problem: Problem, ctx: Context, x_c: Params, x_s: Params, batches: list[list[Batch]], u_c: list[Params]
+    ) -> tuple[list[Params], list[Params]]:
+        M = problem.M
+        lam, eta_s, eta_c = self.p["lam"], self.p["eta_s"], self.p["eta_c"]
+        b0 = Batch.stack([b[0] for b in batches])
+        U_c = tree.stack(u_c)  # (M, P, ...)
+        h0, pairs = vmap(lambda x, U: embed(problem, x_c, x, U, lam, True))(b0.x, U_c)
+        ps: Params = {k: v.expand(M, *v.shape).clone() for k, v in x_s.items()}  # each client's server copy
+
+        def step(p: Params, h: Tensor, y: Tensor, w: Tensor, U: Params) -> Params:
+            return server_step(problem, p, h, y, w, U, lam, eta_s, True)[0]
+
+        for i in range(self.p["tau"]):
+            if 0 < i < len(batches[0]):
+                b = Batch.stack([bm[i] for bm in batches])
+                h = vmap(lambda x: problem.client_forward(x_c, x))(b.x)
+            else:
+                b, h = b0, h0
+            U_s = tree.stack([self.directions(ctx, x_s, m, "u_s", i) for m in range(M)])
+            ps = vmap(step)(ps, h, b.y, b.w, U_s)
+        if self.p["client_delta_at"] == AFTER_TAU:
+            deltas = vmap(lambda p, hh, y, w: client_deltas(problem, p, hh, y, w, True))(ps, pairs, b0.y, b0.w)
+        else:
+            deltas = vmap(lambda hh, y, w: client_deltas(problem, x_s, hh, y, w, True))(pairs, b0.y, b0.w)
+        pc = vmap(lambda U, dlt: tree.add(x_c, zo_estimate(dlt, U, lam), -eta_c))(U_c, deltas)
+        return tree.unstack(pc), tree.unstack(ps)
+
+    # -- counters ------------------------------------------------------------------------------------------------
+
+    def _count(self, problem: Problem, ctx: Context, x_c: Params, batches: list[list[Batch]]) -> None:
+        P, tau = self.p["P"], self.p["tau"]
+        act = problem.activation_bytes
+        scalar = torch.finfo(problem.dtype).bits // 8
+        for bm in batches:
+            n0 = int(bm[0].w.sum())
+            extra = sum(int(b.w.sum()) for b in bm[1:])  # fresh server batches' unperturbed embeddings
+            server_samples = n0 * tau if len(bm) == 1 else n0 + extra
+            ctx.work("client", forward=(2 * P + 1) * n0 + extra)
+            ctx.work("server", forward=2 * P * server_samples + 2 * P * n0)
+            ctx.upload(((2 * P + 1) * n0 + extra) * act)  # eq. (4) embeddings (and the fresh ones)
+            ctx.download(P * scalar)  # the P loss differences of eq. (6)
+            if self.federated:
+                ctx.upload(tree.nbytes(x_c))  # x_{c,m}^{t+1} to the Fed Server
+                ctx.download(tree.nbytes(x_c))  # the broadcast x_c^{t+1} (line 14)
+
+
+class MUSplit(MUSplitFed):
+    """MU-Split (Sec. 4.1, Theorem 4.1): MU-SplitFed with one client, no global step (eta_g = 1) and no Fed
+    Server; the client keeps its model between rounds."""
+
+    name = "mu_split"
+    title = "MU-Split: zeroth-order split learning with tau unbalanced server steps (one client)"
+    source = "Sec. 4.1: Algorithm 1 with M = 1, eqs. (3)-(6); App. C"
+    results = RESULTS_SPLIT
+    federated = False
+    takes = tuple(s for s in MUSplitFed.takes if s.name not in ("eta_g", "aggregation"))
+
+    def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
+        if problem.M != 1:
+            raise ParameterError(
+                "M", f"MU-Split is the one-client case (Sec. 4.1); this problem has M = {problem.M} (use mu_splitfed)"
+            )
+        return super().init_state(problem, x0)
