@@ -60,8 +60,10 @@ def problem(M: int, per_client: int, device: str) -> tuple[nn.Module, ModelProbl
     return model, ModelProblem.at_cut(model, "3", nn.CrossEntropyLoss(), ds.X, ds.y, idx, aux=False, device=device)
 
 
-def one_round(prob: ModelProblem, batched: bool, K: int, batch: int) -> Callable[[], object]:
-    algo = get("fedavg")(eta_l=0.05, K=K)
+def one_round(
+    prob: ModelProblem, batched: bool, K: int, batch: int, algo_name: str = "fedavg", **params: object
+) -> Callable[[], object]:
+    algo = get(algo_name)(**(params or {"eta_l": 0.05, "K": K}))
     state = algo.init_state(prob, prob.init())
 
     def go() -> object:
@@ -131,6 +133,17 @@ def main() -> None:
         loop = best_of(one_round(pm, False, K, batch), a.repeat)
         vm = best_of(one_round(pm, True, K, batch), a.repeat)
         print(f"| {M} | {loop * 1e3:.1f} | {vm * 1e3:.1f} | {loop / vm:.2f} |")
+
+    # zeroth-order: MU-SplitFed with P perturbations, one batched forward over them (and the clients)
+    print(
+        "\n| MU-SplitFed, M = 4, tau = 2 | loop (ms/round) | batched (ms/round) | loop / batched |\n|---|---|---|---|"
+    )
+    _, pz = problem(4, 64, a.device)
+    for P in (10, 100):
+        kw = {"P": P, "tau": 2}
+        loop = best_of(one_round(pz, False, 1, batch, "mu_splitfed", **kw), a.repeat)
+        vm = best_of(one_round(pz, True, 1, batch, "mu_splitfed", **kw), a.repeat)
+        print(f"| P = {P} | {loop * 1e3:.1f} | {vm * 1e3:.1f} | {loop / vm:.2f} |")
 
 
 if __name__ == "__main__":
