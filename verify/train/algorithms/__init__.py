@@ -9,7 +9,10 @@ from __future__ import annotations
 from sfltheory.errors import ParameterError
 
 from ..base import SplitAlgorithm
+from .cut_layer import SFLV1, SFLV1Analysed, SFLV2
+from .heron_sfl import HeronSFL
 from .mu_splitfed import MUSplit, MUSplitFed
+from .sfl_aux import SflAux
 from .sl_noniid import FedAvg, SplitLearning
 
 ALGORITHMS: dict[str, type[SplitAlgorithm]] = {
@@ -19,6 +22,11 @@ ALGORITHMS: dict[str, type[SplitAlgorithm]] = {
         MUSplitFed,
         SplitLearning,
         FedAvg,
+        HeronSFL,
+        SFLV1,
+        SFLV1Analysed,
+        SFLV2,
+        SflAux,
     )
 }
 

@@ -1,0 +1,349 @@
+r"""HERON-SFL: zeroth-order clients with an auxiliary head, a first-order server (heron_sfl, Sec. IV).
+
+Reference: Zhoubin Kou, Zihan Chen, Jing Yang, Cong Shen, "Lean Clients, Full Accuracy: Hybrid Zeroth- and
+First-Order Split Federated Learning" (University of Virginia; the seed prints no venue or arXiv id), seed
+``001_e8dcbf2a405221d7.txt``: Sec. III-A (SFL with an auxiliary network), Sec. III-B eqs. (2)-(5) (the
+estimator), Sec. IV steps 1-4 eqs. (6)-(8) (the algorithm), App. A eqs. (16), (44)-(45) (the analysed
+updates), Lemma 5 (the direction law of Theorem 2), Table I (costs per local update).
+
+Notation (paper -> canonical): N -> ``M`` clients, h -> ``K`` local steps, :math:`\mu` -> ``lam`` (smoothing
+radius), :math:`\eta_c` (:math:`\eta_l` in (6)) -> ``eta_c``, :math:`\eta_s` -> ``eta_s``, B -> ``batch``, the
+upload period k -> ``l``. The local model is :math:`\theta_l = \{\theta_c, \theta_a\}` (client part and
+auxiliary head), of dimension :math:`d = |\theta_c| + |\theta_a|`.
+
+Round t (all N clients, as in the analysis):
+
+1. every client starts from the broadcast :math:`\theta_{l,i}^{t,0} = \{\theta_c^t, \theta_a^t\}`;
+2. it makes h zeroth-order steps on the local loss :math:`f_{l,i}(\theta_l) = \ell(\theta_a(\theta_c(\xi)))`
+   through its auxiliary head (eq. (6), read as the recursion
+   :math:`\theta_{l,i}^{t,m+1} = \theta_{l,i}^{t,m} - \eta_c \widehat\nabla f_{l,i}(\theta_{l,i}^{t,m};\xi_i^{t,m})`,
+   m = 0..h-1, a fresh mini-batch per step), with the estimator (2) averaged over ``P`` directions,
+
+   .. math:: \widehat\nabla f_{l,i}(\theta_l;\xi) = \frac1P\sum_{p=1}^P \frac{s}{\mu}
+             \big[f_{l,i}(\theta_l + \mu u_p;\xi) - f_{l,i}(\theta_l;\xi)\big]\,u_p,
+
+   both :math:`\theta_c` and :math:`\theta_a` perturbed jointly (the client never back-propagates: the head is
+   updated by zeroth order too, as (6) updates :math:`\theta_l`);
+3. at local steps m = 0, l, 2l, ... < h the client uploads the smashed data :math:`\theta_{c,i}^{t,m}(\xi_i^{t,m})`
+   of that step's mini-batch (with labels; the unperturbed forward pass of the estimator computes them) and the
+   server trains on them by first-order SGD (no gradient goes back to the client);
+4. the Fed-Server averages the local models (eq. (8)):
+   :math:`\theta_l^{t+1} = \frac1N\sum_i \theta_{l,i}^{t,h}` (client part and head); the server model needs
+   no aggregation.
+
+Direction law (``direction``), each the paper's:
+
+* ``"unit_sphere"`` (default): :math:`u_p` uniform on the unit sphere of :math:`\mathbb R^d`, scale s = d --
+  eq. (2) with Definition 1 (3) and Lemma 1 (18) (the setting of Theorem 1);
+* ``"sqrt_d_sphere"``: :math:`u_p` uniform on the sphere of radius :math:`\sqrt d`, s = 1 -- Lemma 5 ("drawing
+  :math:`u_i^t` uniformly from the sphere of radius :math:`\sqrt d`", the setting of Theorem 2, after [26]);
+* ``"gaussian"``: :math:`u_p \sim \mathcal N(0, I_d)`, s = 1 -- the text after (2) ("drawn from either a Gaussian
+  or a Uniform ball") with the representation (4) of [41], which has no factor d.
+
+All three are unbiased for :math:`\nabla f_{l,i}` on a quadratic (the second-order term is odd in u).
+
+Server update (``server``), where the text and the analysis differ:
+
+* ``"sequential"`` (default; Sec. IV step 3, "each client's smashed data is processed one-by-one" (SFLV2), and
+  App. A (44)(a), whose sum runs over the sequential iterates :math:`\theta_{s,i}^t`): one step
+  :math:`\theta_s \leftarrow \theta_s - \eta_s \nabla_{\theta_s}\ell(\theta_s; s)` per upload, in the order
+  (upload slot, client);
+* ``"sum"`` (eq. (7) as printed): one step at :math:`\theta_s^t` with the *sum* over clients of each client's
+  mean gradient on its uploaded samples,
+  :math:`\theta_s^{t+1} = \theta_s^t - \eta_s\sum_i \frac{1}{|\xi_i|}\sum_{\xi\in\xi_i}
+  \nabla\ell(\theta_s^t;\theta_{c,i}(\xi))`
+  (the paper's :math:`\frac1{|\mathcal D_i|}\sum_{\xi\in\mathcal D_i}` over the whole local set becomes the
+  uploaded mini-batches).
+
+With ``l = K`` each client uploads once per round, at m = 0, i.e. the smashed data :math:`\theta_c^t(\xi)` of (7)
+and (44): that is the analysed setting. Table I's per-update cost :math:`pq + 2(|\theta_c|+|\theta_a|)`
+counts one smashed batch per local update, i.e. ``l = 1`` (the default).
+
+Randomness: client m's mini-batch of local step k is ``ctx.batch(m, k)``; its p-th direction is regenerated from
+the Gaussian draws ``ctx.randn_like(theta_c, "zo", m, k, p, "client")`` and
+``ctx.randn_like(theta_a, "zo", m, k, p, "aux")`` (normalised jointly for the sphere laws), so the batched and
+per-client paths, and a resumed run, use the same numbers; no direction is stored in the state.
+
+Counted: per local step (P + 1) forward passes of the client and the head on the batch (no backward), per
+upload the smashed data up and one server forward/backward; per round each client downloads and uploads
+:math:`\theta_c, \theta_a`. Nothing goes down per batch (the decoupled protocol of Table I).
+
+Discrepancies (recorded, not fixed):
+
+* (6) sums :math:`\widehat\nabla f(\theta_{l,i}^{t,m})` over m = 1..h, one index ahead of the iterate it updates;
+  implemented as the recursion above (m = 0..h-1), which is what (16) and Lemma 3 analyse.
+* (6) writes the step :math:`\eta_l`, the analysis (16) :math:`\eta_c`; they are one quantity (``eta_c``).
+* (2) has one direction and states u "from either a Gaussian or a Uniform ball"; Definition 1 and Lemma 1 use
+  the unit sphere (with the factor d), Lemma 5 the :math:`\sqrt d`-sphere (without it), and (4) prints the
+  unit-sphere gradient without the factor d that (18) has. The three laws are the variants above; ``P > 1``
+  averages P independent copies of (2) (Sec. VI-B6 counts "perturbations per epoch", not per step; P = 1 is
+  (2) as printed).
+* (7) is a single step at :math:`\theta_s^t` with a sum over clients, while the text and (44)(a) process the
+  clients sequentially: both are implemented (``server``).
+* Sec. IV step 2 says "every k local steps" without giving k (nor when within the round); the analysis (7)
+  uses the smashed data at :math:`\theta_c^t`, which is the first slot (m = 0) here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+from torch import Tensor
+from torch.func import vmap
+
+from sfltheory.errors import ParameterError
+from verify.ops import tree
+from verify.ops.batch import Batch, weighted_mean
+from verify.ops.splitgrad import server_grads
+from verify.ops.tree import Params
+
+from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
+from ..problems import Problem
+
+RESULTS = (
+    "heron_sfl/thm1",
+    "heron_sfl/thm1@proof",
+    "heron_sfl/thm1@round",
+    "heron_sfl/thm1@sum",
+    "heron_sfl/lemma3",
+    "heron_sfl/lemma4",
+    "heron_sfl/eq45",
+    "heron_sfl/thm2",
+    "heron_sfl/thm2@round",
+    "heron_sfl/thm2@sum",
+    "heron_sfl/thm2@proof",
+    "heron_sfl/thm2@floor",
+    "heron_sfl/lemma5",
+    "heron_sfl/table1_comm",
+    "heron_sfl/table1_flops",
+    "heron_sfl/table1_memory",
+)
+DIRECTIONS = ("unit_sphere", "sqrt_d_sphere", "gaussian")
+
+
+def local_loss(problem: Problem, pc: Mapping[str, Tensor], pa: Mapping[str, Tensor], b: Batch) -> Tensor:
+    """The client's local loss through its auxiliary head, :math:`f_{l,i}(\\theta_c, \\theta_a; \\xi)`."""
+    return weighted_mean(problem.aux_loss(pa, problem.client_forward(pc, b.x), b.y), b.w)
+
+
+def directions(zc: Params, za: Params, law: str) -> tuple[Params, Params, float]:
+    """Gaussian draws of the client part and the head (a leading P axis) -> the directions :math:`u_p` of
+    ``law`` and the estimator's scale s (d for the unit sphere, else 1). The sphere laws normalise the joint
+    vector :math:`(z_c, z_a)`, so u is uniform on the sphere of :math:`\\mathbb R^{|\\theta_c|+|\\theta_a|}`."""
+    if law == "gaussian":
+        return zc, za, 1.0
+    leaves = [*zc.values(), *za.values()]
+    d = sum(math.prod(v.shape[1:]) for v in leaves)
+    sq = sum(v.reshape(v.shape[0], -1).pow(2).sum(1) for v in leaves)
+    radius = 1.0 if law == "unit_sphere" else math.sqrt(d)
+    f = radius / torch.sqrt(sq)  # type: ignore[arg-type]
+
+    def norm(t: Mapping[str, Tensor]) -> Params:
+        return {k: v * f.reshape((-1,) + (1,) * (v.ndim - 1)) for k, v in t.items()}
+
+    return norm(zc), norm(za), float(d) if law == "unit_sphere" else 1.0
+
+
+def zo_step(
+    problem: Problem,
+    pc: Params,
+    pa: Params,
+    zc: Params,
+    za: Params,
+    b: Batch,
+    lam: float,
+    eta_c: float,
+    law: str,
+    batched_p: bool = True,
+) -> tuple[Params, Params, Tensor, Tensor]:
+    r"""One local step of eq. (6) with the estimator (2) averaged over the P directions drawn as ``zc``, ``za``.
+
+    Returns the new client part and head, the local loss at the unperturbed point and the smashed data of the
+    batch (that forward pass's cut-layer output, what the client uploads). A pure function: the per-client loop
+    calls it per client (``batched_p=False`` evaluates the P perturbed losses one by one: the reference), the
+    batched path vmaps it over the clients (the P perturbed losses in one vmapped forward)."""
+    uc, ua, s = directions(zc, za, law)
+    h = problem.client_forward(pc, b.x)
+    f0 = weighted_mean(problem.aux_loss(pa, h, b.y), b.w)
+
+    def at(vc: Params, va: Params) -> Tensor:
+        return local_loss(problem, tree.add(pc, vc, lam), tree.add(pa, va, lam), b)
+
+    P = next(iter(uc.values())).shape[0]
+    if batched_p:
+        fp = vmap(at)(uc, ua)
+    else:
+        fp = torch.stack([at({k: v[p] for k, v in uc.items()}, {k: v[p] for k, v in ua.items()}) for p in range(P)])
+    coef = (s / lam) * (fp - f0) / P
+
+    def combine(u: Params) -> Params:
+        return {k: (coef.reshape((-1,) + (1,) * (v.ndim - 1)) * v).sum(0) for k, v in u.items()}
+
+    return tree.add(pc, combine(uc), -eta_c), tree.add(pa, combine(ua), -eta_c), f0, h
+
+
+class HeronSFL(SplitAlgorithm):
+    """HERON-SFL (Kou, Chen, Yang, Shen): zeroth-order clients with an auxiliary head, first-order server.
+
+    See the module docstring for the algorithm, its variants and the discrepancies found in the paper."""
+
+    name = "heron_sfl"
+    title = "HERON-SFL: zeroth-order clients with auxiliary heads, first-order server"
+    paper = "heron_sfl"
+    source = "Sec. IV steps 1-4, eqs. (2), (6)-(8); App. A (16), (44)"
+    results = RESULTS
+    takes = (
+        eta("eta_c", 1e-3, "client step of the zeroth-order local updates (eq. (6); eta_l there)"),
+        eta("eta_s", 0.05, "server step (eq. (7))"),
+        count("K", 1, "local zeroth-order steps per round (the paper's h)"),
+        ParamSpec(name="lam", default=1e-3, help="smoothing radius of the estimator (2) (the paper's mu)"),
+        count("P", 1, "directions averaged per estimate (P = 1 is eq. (2) as printed)"),
+        count("l", 1, "upload period: smashed data go to the server at local steps 0, l, 2l, ... (the paper's k)"),
+        ParamSpec(
+            name="direction",
+            default="unit_sphere",
+            kind="choice",
+            choices=DIRECTIONS,
+            help="direction law: unit sphere with factor d (eqs. (2), (3), (18)), sqrt(d)-sphere (Lemma 5) "
+            "or Gaussian (eq. (4))",
+        ),
+        ParamSpec(
+            name="server",
+            default="sequential",
+            kind="choice",
+            choices=("sequential", "sum"),
+            help="server update: one SGD step per upload in sequence (Sec. IV, (44)) or one step with the "
+            "sum of the clients' gradients at theta_s^t (eq. (7))",
+        ),
+    )
+
+    def validate(self) -> None:
+        if self.p["l"] > self.p["K"]:
+            raise ParameterError("l", f"the upload period must be <= K = {self.p['K']} local steps (got {self.p['l']})")
+
+    def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
+        if "aux" not in x0:
+            raise ParameterError("aux", "HERON-SFL needs an auxiliary head on the client (build the problem with aux)")
+        return {"client": tree.clone(x0["client"]), "server": tree.clone(x0["server"]), "aux": tree.clone(x0["aux"])}
+
+    def uploads(self) -> list[int]:
+        """The local steps whose smashed data go to the server: 0, l, 2l, ... < K."""
+        return list(range(0, self.p["K"], self.p["l"]))
+
+    def messages(self) -> int:
+        return len(self.uploads())
+
+    def server_steps(self) -> int:
+        return len(self.uploads()) if self.p["server"] == "sequential" else 1
+
+    def draws(self, ctx: Context, like_c: Params, like_a: Params, m: int, k: int) -> tuple[Params, Params]:
+        """The Gaussian draws of client m's P directions at local step k (leading P axis)."""
+        P = self.p["P"]
+        zc = tree.stack([ctx.randn_like(like_c, "zo", m, k, p, "client") for p in range(P)])
+        za = tree.stack([ctx.randn_like(like_a, "zo", m, k, p, "aux") for p in range(P)])
+        return zc, za
+
+    def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        problem = ctx.problem
+        M, K, P = problem.M, self.p["K"], self.p["P"]
+        lam, eta_c, law = self.p["lam"], self.p["eta_c"], self.p["direction"]
+        x_c, x_a, x_s = state["client"], state["aux"], state["server"]
+        ups = set(self.uploads())
+        clients = list(range(M))
+        act = problem.activation_bytes
+        model_bytes = tree.nbytes(x_c) + tree.nbytes(x_a)
+        for _ in clients:
+            ctx.download(model_bytes)  # step 1: the broadcast of theta_c^t, theta_a^t
+        smashed: dict[tuple[int, int], Batch] = {}  # (local step, client) -> uploaded smashed data with labels
+        losses: list[Tensor] = []
+
+        def count_step(n: int, k: int) -> None:
+            ctx.work("client", forward=(P + 1) * n)
+            if k in ups:
+                ctx.upload(n * act)
+
+        if ctx.batched:
+            pcs = tree.stack([x_c] * M)
+            pas = tree.stack([x_a] * M)
+
+            def step(pc: Params, pa: Params, zc: Params, za: Params, x: Tensor, y: Tensor, w: Tensor) -> Any:
+                return zo_step(problem, pc, pa, zc, za, Batch(x, y, w), lam, eta_c, law)
+
+            vstep = vmap(step)
+            for k in range(K):
+                b = ctx.batches(clients, k)
+                z = [self.draws(ctx, x_c, x_a, m, k) for m in clients]
+                zc, za = tree.stack([zc_m for zc_m, _ in z]), tree.stack([za_m for _, za_m in z])
+                pcs, pas, f0, h = vstep(pcs, pas, zc, za, b.x, b.y, b.w)
+                losses.append(f0)
+                for i, m in enumerate(clients):
+                    count_step(int(b.w[i].sum()), k)
+                    if k in ups:
+                        smashed[(k, m)] = Batch(h[i], b.y[i], b.w[i])
+            ends_c, ends_a = tree.unstack(pcs), tree.unstack(pas)
+        else:
+            ends_c, ends_a = [], []
+            for m in clients:
+                pc, pa = x_c, x_a
+                for k in range(K):
+                    b = ctx.batch(m, k)
+                    zc, za = self.draws(ctx, x_c, x_a, m, k)
+                    pc, pa, f0, h = zo_step(problem, pc, pa, zc, za, b, lam, eta_c, law, batched_p=False)
+                    losses.append(f0.reshape(1))
+                    count_step(int(b.w.sum()), k)
+                    if k in ups:
+                        smashed[(k, m)] = Batch(h, b.y, b.w)
+                ends_c.append(pc)
+                ends_a.append(pa)
+
+        state["server"] = self.server_update(x_s, smashed, clients, ctx)
+        drift_c = [float(tree.sqnorm(tree.sub(c, x_c))) for c in ends_c]
+        drift_a = [float(tree.sqnorm(tree.sub(a, x_a))) for a in ends_a]
+        state["client"] = tree.mean(ends_c)  # eq. (8)
+        state["aux"] = tree.mean(ends_a)
+        for _ in clients:
+            ctx.upload(model_bytes)  # step 4: theta_{l,i}^{t,h} to the Fed-Server
+        return {
+            "drift": sum(c + a for c, a in zip(drift_c, drift_a, strict=True)) / M,
+            "drift_client": sum(drift_c) / M,
+            "local_loss": float(torch.cat(losses).mean()),
+        }
+
+    def server_update(
+        self, x_s: Params, smashed: Mapping[tuple[int, int], Batch], clients: list[int], ctx: Context
+    ) -> Params:
+        """The server's first-order training on the uploaded smashed data (step 3)."""
+        problem = ctx.problem
+        eta_s = self.p["eta_s"]
+        slots = self.uploads()
+        for b in smashed.values():
+            n = int(b.w.sum())
+            ctx.work("server", forward=n, backward=n)
+        if self.p["server"] == "sequential":
+            ps = x_s
+            for k in slots:
+                for m in clients:
+                    b = smashed[(k, m)]
+                    _, gs, _ = server_grads(problem, ps, b.x, b)
+                    ps = tree.add(ps, gs, -eta_s)
+            return ps
+        # eq. (7): one step at theta_s^t with the sum over clients of each client's mean gradient
+        per = [
+            Batch(
+                torch.cat([smashed[(k, m)].x for k in slots]),
+                torch.cat([smashed[(k, m)].y for k in slots]),
+                torch.cat([smashed[(k, m)].w for k in slots]),
+            )
+            for m in clients
+        ]
+        if ctx.batched:
+            b = Batch.stack(per)
+            gs_all = vmap(lambda h, y, w: server_grads(problem, x_s, h, Batch(h, y, w))[1])(b.x, b.y, b.w)
+            total = {k: v.sum(0) for k, v in gs_all.items()}
+        else:
+            grads = [server_grads(problem, x_s, b.x, b)[1] for b in per]
+            total = {k: sum((g[k] for g in grads[1:]), grads[0][k]) for k in grads[0]}
+        return tree.add(x_s, total, -eta_s)
