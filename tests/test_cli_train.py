@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from sfltheory.cli import main  # noqa: E402
+from sfltheory.cli import main
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:

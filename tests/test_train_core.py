@@ -65,7 +65,7 @@ def test_quadratic_noise_variance_is_sigma2() -> None:
     x = torch.cat([x0["client"]["x"], x0["server"]["x"]])
 
     def one(z, xrow, yrow):  # the loss of one sample as a function of the whole vector
-        h = p.client_forward({"x": z[:5 // 2]}, xrow[None])
+        h = p.client_forward({"x": z[: 5 // 2]}, xrow[None])
         return p.server_loss({"x": z[5 // 2 :]}, h, yrow[None])[0]
 
     g = torch.func.vmap(torch.func.grad(one), in_dims=(None, 0, 0))(x, batch.x, batch.y)

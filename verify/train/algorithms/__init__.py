@@ -9,7 +9,7 @@ from __future__ import annotations
 from sfltheory.errors import ParameterError
 
 from ..base import SplitAlgorithm
-from .cut_layer import SFLV1, SFLV1Analysed, SFLV2
+from .cut_layer import SFLV1, SFLV2, SFLV1Analysed
 from .heron_sfl import HeronSFL
 from .mu_splitfed import MUSplit, MUSplitFed
 from .sfl_aux import SflAux
