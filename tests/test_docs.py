@@ -73,3 +73,15 @@ def test_atomic_write_leaves_an_ordinary_file(tmp_path: Path) -> None:
     assert target.read_text() == "second"
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
     assert [p.name for p in target.parent.iterdir()] == ["report.txt"]
+
+
+def test_readme_training_example_is_current(capsys: pytest.CaptureFixture[str]) -> None:
+    # the README shows this training run verbatim (an exact quadratic: deterministic); regenerate it if this fails
+    pytest.importorskip("torch")
+    from sfltheory.cli import main
+
+    args = "train sl --problem quadratic L=1 sigma2=0.1 eps2=1 d=10 M=4 T=50 eta_l=0.05 K=2 batch=8 --quiet"
+    assert main(args.split()) == 0
+    out = capsys.readouterr().out.rstrip()
+    readme = (ROOT / "README.md").read_text()
+    assert f"$ sfltheory {args}\n{out}\n```" in readme

@@ -237,6 +237,18 @@ def test_records_and_counters_by_hand() -> None:
     assert r.records[3].sim_time == pytest.approx(1.5)
 
 
+def test_simulated_time_counts_the_server_schedule() -> None:
+    # server step 1 s on the whole model, clients 0.1 s; the client holds d_c/d = 1/2 of the quadratic:
+    # straggler 0.1 * 0.5 = 0.05 s; SFL-V1: one step per copy in parallel, 1 * 0.5 = 0.5 s per round;
+    # SFL-V2 with M = 2: the shared server steps once per client, 2 * 0.5 = 1.0 s; overlapped: the max
+    from sfltheory.plan.timemodel import TimeModel
+
+    tm = TimeModel(server_step=1.0, client_time=(0.1, 0.1))
+    for name, per_round in (("sfl_v1", 0.5), ("sfl_v2", 1.0)):
+        r = run(get(name)(), tiny(), T=2, time_model=tm, progress=False)
+        assert r.records[2].sim_time == pytest.approx(2 * per_round), name
+
+
 def test_same_seed_same_curve_other_seed_other_curve() -> None:
     p = QuadraticProblem.from_targets(d=6, M=3, sigma2=1.0, seed=0)
     a = run(get("sl")(eta_l=0.1, K=2), p, T=5, seed=7, batch=2, progress=False)

@@ -89,22 +89,13 @@ class Split:
         input_dtype: torch.dtype = torch.float32,
     ) -> Split:
         """Client = the blocks up to and including the cut (named by its block, or by its 1-based index L_c as
-        ``sfltheory cuts`` lists it), server = the rest. Parameters held by no block (directly by the root or an
-        opened container) count on the client, as in :func:`verify.models.model_cuts`."""
-        from verify.models import enumerate_blocks, model_cuts
+        ``sfltheory cuts`` lists it; a block name wins, see :func:`verify.models.resolve_cut`), server = the
+        rest. Parameters held by no block (directly by the root or an opened container) count on the client, as
+        in :func:`verify.models.model_cuts`."""
+        from verify.models import enumerate_blocks, model_cuts, resolve_cut
 
         table = model_cuts(model, input_shape, expand, flops=False, input_dtype=input_dtype)
-        if isinstance(cut, int) or (isinstance(cut, str) and cut.isdigit()):
-            i = int(cut)
-            if not 1 <= i <= len(table.cuts):
-                raise ParameterError("cut", f"must be a cut index in 1..{len(table.cuts)}, got {i}")
-            point = table.cuts[i - 1]
-        else:
-            found = [c for c in table.cuts if c.name == cut]
-            if not found:
-                names = ", ".join(c.name for c in table.cuts[:6])
-                raise ParameterError("cut", f"'{cut}' is not a cut of this model (cuts: {names}, ...)")
-            point = found[0]
+        point = resolve_cut(table, cut)
         blocks = enumerate_blocks(model, expand, input_shape, input_dtype=input_dtype)
         end = [b for b, _ in blocks].index(point.name)
         server_ids = {id(p) for _, m in blocks[end + 1 :] for p in m.parameters()}

@@ -6,6 +6,6 @@
 
 from __future__ import annotations
 
-from .cuts import MODELS, ModelSpec, build, enumerate_blocks, load_model, model_cuts, stage_cuts
+from .cuts import MODELS, ModelSpec, build, enumerate_blocks, load_model, model_cuts, resolve_cut, stage_cuts
 
-__all__ = ["MODELS", "ModelSpec", "build", "enumerate_blocks", "load_model", "model_cuts", "stage_cuts"]
+__all__ = ["MODELS", "ModelSpec", "build", "enumerate_blocks", "load_model", "model_cuts", "resolve_cut", "stage_cuts"]

@@ -72,6 +72,24 @@ def client_backward(problem: Problem, pc: Mapping[str, Tensor], x: Tensor, gh: T
     return gc
 
 
+def server_grads_eager(
+    problem: Problem, ps: Mapping[str, Tensor], h: Tensor, b: Batch
+) -> tuple[Tensor, Params, Tensor]:
+    """:func:`server_grads` with plain autograd (not usable under ``vmap``)."""
+    p = {k: v.detach().requires_grad_(True) for k, v in ps.items()}
+    hh = h.detach().requires_grad_(True)
+    loss = weighted_mean(problem.server_loss(p, hh, b.y), b.w)
+    g = torch.autograd.grad(loss, [*p.values(), hh], materialize_grads=True)
+    return loss.detach(), dict(zip(p, g[:-1], strict=True)), g[-1]
+
+
+def client_backward_eager(problem: Problem, pc: Mapping[str, Tensor], x: Tensor, gh: Tensor) -> Params:
+    """:func:`client_backward` with plain autograd (not usable under ``vmap``)."""
+    a = {k: v.detach().requires_grad_(True) for k, v in pc.items()}
+    g = torch.autograd.grad(problem.client_forward(a, x), list(a.values()), grad_outputs=gh, materialize_grads=True)
+    return dict(zip(a, g, strict=True))
+
+
 def aux_grads(
     problem: Problem, pc: Mapping[str, Tensor], pa: Mapping[str, Tensor], batch: Batch
 ) -> tuple[Tensor, Params, Params]:

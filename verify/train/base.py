@@ -129,9 +129,10 @@ class SplitAlgorithm(ABC):
     def global_params(self, state: State) -> tuple[Params, Params]:
         return state["client"], state["server"]
 
-    def server_steps(self) -> int:
-        """Server steps per round (tau where the algorithm has it), for the time model."""
-        return int(self.p.get("tau", 1))
+    def server_steps(self, M: int) -> float:
+        """Server steps per round with ``M`` clients (tau where the algorithm has it; a rate where the server
+        steps only every l rounds), for the time model."""
+        return float(self.p.get("tau", 1))
 
     def messages(self) -> int:
         """Activation uploads per sample per round, for the time model (MU-SplitFed: 2P + 1)."""

@@ -181,7 +181,7 @@ def run(
     if tm.clients != problem.M:
         raise ParameterError("client_time", f"the time model has {tm.clients} clients, the problem {problem.M}")
     tm = dataclasses.replace(tm, batch=batch, messages=algorithm.messages())
-    round_time = float(tm.round_time(algorithm.server_steps(), problem.client_fraction, problem.activation))
+    round_time = float(tm.round_time(algorithm.server_steps(problem.M), problem.client_fraction, problem.activation))
     config: dict[str, Any] = {
         "algorithm": algorithm.name,
         "paper": algorithm.paper,

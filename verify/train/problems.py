@@ -453,24 +453,13 @@ class ModelProblem(Problem):
         does more than call its blocks in order is refused (use :meth:`from_parts`)."""
         import copy
 
-        from verify.models import enumerate_blocks, model_cuts
+        from verify.models import enumerate_blocks, model_cuts, resolve_cut
 
         model = copy.deepcopy(model)  # the parts are converted and trained: never touch the caller's module
         shape = tuple(input_shape) if input_shape is not None else tuple(X.shape[1:])
         xdtype = X.dtype if X.is_floating_point() else torch.float32
         table = model_cuts(model, shape, expand, flops=True, input_dtype=xdtype)
-        names = [c.name for c in table.cuts]
-        if isinstance(cut, int) or (isinstance(cut, str) and cut.isdigit() and cut not in names):
-            i = int(cut)
-            if not 1 <= i <= len(table.cuts):
-                raise ParameterError("cut", f"must be a cut index in 1..{len(table.cuts)} or a cut name (got {cut})")
-            point = table.cuts[i - 1]
-        else:
-            found = [c for c in table.cuts if c.name == cut]
-            if not found:
-                shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-                raise ParameterError("cut", f"'{cut}' is not a cut of this model (cuts: {shown})")
-            point = found[0]
+        point = resolve_cut(table, cut)
         if point.index >= len(table.cuts) + 1 or point.d_s == 0:
             raise ParameterError("cut", f"'{point.name}' leaves no parameters on the server")
         blocks = enumerate_blocks(model, expand, shape, input_dtype=xdtype)

@@ -88,8 +88,8 @@ Choices where the paper is silent or ambiguous (recorded, not silently fixed):
   only, as every module counts), downloads :math:`\nabla a_m`, and exchanges its client model with the fed server
   once per round (up, then the average down). The server copies' aggregation in SFL-V1 happens between the training
   server and the model synchronization server, not on a client link, and is not counted.
-* The time model's ``server_steps`` is K (one server copy's steps); SFL-V2's shared server makes M K sequential
-  steps per round, which ``server_steps()`` cannot say without M.
+* The time model's ``server_steps(M)`` is K for SFL-V1 (the copies step in parallel) and M K for SFL-V2 (the
+  shared server steps once per client turn, in sequence).
 """
 
 from __future__ import annotations
@@ -101,8 +101,8 @@ from torch import Tensor
 from torch.func import vmap
 
 from verify.ops import tree
-from verify.ops.batch import Batch, weighted_mean
-from verify.ops.splitgrad import client_backward, server_grads
+from verify.ops.batch import Batch
+from verify.ops.splitgrad import client_backward, client_backward_eager, server_grads, server_grads_eager
 from verify.ops.tree import Params
 
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
@@ -155,28 +155,6 @@ def v1_printed_client(
     h = problem.client_forward(pc, b.x)
     ps, gh, loss = server_step(problem, ps, h, b, eta, eager=eager)
     return stale_client_updates(problem, pc, b.x, gh, eta, E, eager=eager), ps, loss
-
-
-# Plain-autograd twins of verify.ops.splitgrad.server_grads / client_backward (as splitgrad.grads_eager is of
-# grads): the per-client reference loops use them, the batched paths the torch.func versions under vmap.
-
-
-def server_grads_eager(
-    problem: Problem, ps: Mapping[str, Tensor], h: Tensor, b: Batch
-) -> tuple[Tensor, Params, Tensor]:
-    """:func:`verify.ops.splitgrad.server_grads` with plain autograd (not usable under ``vmap``)."""
-    p = {k: v.detach().requires_grad_(True) for k, v in ps.items()}
-    hh = h.detach().requires_grad_(True)
-    loss = weighted_mean(problem.server_loss(p, hh, b.y), b.w)
-    g = torch.autograd.grad(loss, [*p.values(), hh], materialize_grads=True)
-    return loss.detach(), dict(zip(p, g[:-1], strict=True)), g[-1]
-
-
-def client_backward_eager(problem: Problem, pc: Mapping[str, Tensor], x: Tensor, gh: Tensor) -> Params:
-    """:func:`verify.ops.splitgrad.client_backward` with plain autograd (not usable under ``vmap``)."""
-    a = {k: v.detach().requires_grad_(True) for k, v in pc.items()}
-    g = torch.autograd.grad(problem.client_forward(a, x), list(a.values()), grad_outputs=gh, materialize_grads=True)
-    return dict(zip(a, g, strict=True))
 
 
 # --- shared machinery ------------------------------------------------------------------------------------------
@@ -232,8 +210,8 @@ class SFLV1(_SFL):
     results = ()  # Proposition 1 analyses sfl_v1_analysed; the two coincide for E_epochs = 1
     takes = (_ETA, _E, _AGG)
 
-    def server_steps(self) -> int:
-        return 1
+    def server_steps(self, M: int) -> float:
+        return 1.0  # each server copy steps once per round, in parallel
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
         problem = ctx.problem
@@ -271,8 +249,8 @@ class SFLV1Analysed(_SFL):
     results = RESULTS_V1
     takes = (_ETA, _K, _AGG)
 
-    def server_steps(self) -> int:
-        return int(self.p["K"])
+    def server_steps(self, M: int) -> float:
+        return float(self.p["K"])  # K steps on each server copy, in parallel
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
         problem = ctx.problem
@@ -355,9 +333,8 @@ class SFLV2(_SFL):
         _AGG,
     )
 
-    def server_steps(self) -> int:
-        # the shared server makes M K sequential steps per round; M is not known here (see the report)
-        return int(self.p["K"])
+    def server_steps(self, M: int) -> float:
+        return float(M * self.p["K"])  # the shared server steps once per client turn, in sequence
 
     def order(self, problem: Problem, ctx: Context) -> list[int]:
         if self.p["order"] == "fixed":
@@ -429,8 +406,6 @@ __all__ = [
     "SFLV2",
     "SFLV1Analysed",
     "aggregation_weights",
-    "client_backward_eager",
-    "server_grads_eager",
     "server_step",
     "stale_client_updates",
     "v1_printed_client",

@@ -236,8 +236,9 @@ class HeronSFL(SplitAlgorithm):
     def messages(self) -> int:
         return len(self.uploads())
 
-    def server_steps(self) -> int:
-        return len(self.uploads()) if self.p["server"] == "sequential" else 1
+    def server_steps(self, M: int) -> float:
+        # sequential: one step per client upload, M per upload slot; sum: one step with the clients' sum (eq. (7))
+        return float(M * len(self.uploads())) if self.p["server"] == "sequential" else 1.0
 
     def draws(self, ctx: Context, like_c: Params, like_a: Params, m: int, k: int) -> tuple[Params, Params]:
         """The Gaussian draws of client m's P directions at local step k (leading P axis)."""

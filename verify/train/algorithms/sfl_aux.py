@@ -165,6 +165,10 @@ class SflAux(SplitAlgorithm):
         ),
     )
 
+    def server_steps(self, M: int) -> float:
+        """n sequential server steps (one per participant's turn) every l rounds: n / l per round on average."""
+        return (self.p["n"] or M) / self.p["l"]
+
     def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
         if self.p["n"] > problem.M:
             raise ParameterError("n", f"must be <= M = {problem.M} clients (got {self.p['n']})")
