@@ -105,7 +105,7 @@ def _train_parser(sub: Any) -> None:
     s.add_argument("--loop", action="store_true", help="run clients one by one (the reference), not batched")
     s.add_argument("--out", metavar="DIR", help="save run.json and a checkpoint here; an interrupted run resumes")
     s.add_argument("--checkpoint-every", type=count_arg("--checkpoint-every"), default=10, help="rounds")
-    s.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
+    s.add_argument("--device", default="auto", help="auto (default: CUDA when present, else the CPU), cpu or cuda")
     s.add_argument("--float64", action="store_true", help="train in double precision (quadratics always are)")
     s.add_argument("--client-time", help="seconds per client round on the whole model, one per client (time model)")
     s.add_argument("--server-step", type=positive_arg("--server-step"), help="seconds per server step, whole model")
