@@ -217,6 +217,28 @@ def test_model_full_gradient_weights_clients_equally() -> None:
     assert g.loss == pytest.approx(float(f.detach()))
 
 
+def test_recorded_gradient_on_a_fixed_subsample() -> None:
+    # eval_samples = 10: client 0 (3 samples) keeps all, client 1 (50) a fixed 10 of its own; f is still the
+    # equal-weight mean of the two clients' mean losses, checked with autograd on the original model
+    from verify.data import digits
+
+    ds = digits()
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(64, 16), nn.Tanh(), nn.Linear(16, 10)).double()
+    idx = [torch.arange(3), torch.arange(3, 53)]
+    prob = ModelProblem.at_cut(model, "1", nn.CrossEntropyLoss(), ds.X[:53], ds.y[:53], idx, dtype=torch.float64,
+                               aux=False, eval_samples=10)  # fmt: skip
+    sub = prob.eval_indices
+    assert [len(i) for i in sub] == [3, 10] and set(sub[1].tolist()) <= set(range(3, 53))
+    f = sum(nn.functional.cross_entropy(model(ds.X[i].double()), ds.y[i]) for i in sub) / 2
+    want = torch.autograd.grad(f, list(model.parameters()))
+    x0 = prob.init()
+    g = prob.full_gradient(x0["client"], x0["server"])
+    for a, b in zip([*g.client.values(), *g.server.values()], want, strict=True):
+        assert torch.allclose(a, b, atol=1e-12)
+    assert "subsample of at most 10" in prob.describe()["gradient_on"]
+
+
 # --- the loop: records, resume, determinism, divergence ----------------------------------------------------------
 
 

@@ -101,6 +101,11 @@ def _train_parser(sub: Any) -> None:
     s.add_argument("--clients", type=count_arg("--clients"), help="number of clients M (default 4)")
     s.add_argument("--partition", help="iid, dirichlet:ALPHA, shards:K or sorted (default iid)")
     s.add_argument("--loss", help="ce, mse or auto (ce for integer labels)")
+    s.add_argument(
+        "--eval-samples",
+        type=count_arg("--eval-samples"),
+        help="record ||grad f||^2 on a fixed subsample of this many per client (default: all)",
+    )
     s.add_argument("--order", choices=["fixed", "random"], help="client order of the sequential algorithms")
     s.add_argument("--loop", action="store_true", help="run clients one by one (the reference), not batched")
     s.add_argument("--out", metavar="DIR", help="save run.json and a checkpoint here; an interrupted run resumes")
@@ -170,7 +175,7 @@ def _cmd_train(a: argparse.Namespace) -> int:
         params["order"] = a.order
     quadratic = a.problem is not None
     model_opts = {"--model": a.model, "--data": a.data, "--cut": a.cut, "--partition": a.partition,
-                  "--loss": a.loss, "--input-shape": a.input_shape}  # fmt: skip
+                  "--loss": a.loss, "--input-shape": a.input_shape, "--eval-samples": a.eval_samples}  # fmt: skip
     if quadratic:
         given = [k for k, v in model_opts.items() if v is not None]
         if given:
@@ -188,7 +193,8 @@ def _cmd_train(a: argparse.Namespace) -> int:
     if not quadratic:
         shape = parse_shape(a.input_shape) if a.input_shape else None
         kw = {"model": a.model or "cnn", "data": a.data or "digits", "cut": a.cut, "clients": a.clients or 4,
-              "partition": a.partition or "iid", "loss": a.loss or "auto", "input_shape": shape}  # fmt: skip
+              "partition": a.partition or "iid", "loss": a.loss or "auto", "input_shape": shape,
+              "eval_samples": a.eval_samples}  # fmt: skip
     device = "cuda" if a.device == "auto" and torch.cuda.is_available() else ("cpu" if a.device == "auto" else a.device)
     problem = problem_from(a.problem, targets=targets, seed=seed, dtype=dtype, device=device, **kw)
     tm = default_time_model(problem.M)

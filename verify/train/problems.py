@@ -397,6 +397,7 @@ class ModelProblem(Problem):
         dtype: torch.dtype = torch.float32,
         device: str | torch.device = "cpu",
         chunk: int = 2048,
+        eval_samples: int | None = None,
         name: str = "model",
         meta: Mapping[str, Any] | None = None,
     ) -> None:
@@ -421,6 +422,17 @@ class ModelProblem(Problem):
         self.y = y
         self.X_test, self.y_test = X_test, y_test
         self.chunk = chunk
+        # The recorded gradient uses every training sample, or a fixed seeded subsample of at most
+        # eval_samples per client (the same one every round, so the curve is of one function).
+        if eval_samples is not None and (isinstance(eval_samples, bool) or eval_samples < 1):
+            raise ParameterError("eval_samples", f"must be an integer >= 1 (got {eval_samples!r})")
+        self.eval_samples = eval_samples
+        gen = torch.Generator().manual_seed(0)
+        self.eval_indices = [
+            idx if eval_samples is None or idx.numel() <= eval_samples
+            else idx[torch.randperm(idx.numel(), generator=gen)[:eval_samples]].sort().values
+            for idx in self.indices
+        ]  # fmt: skip
         self.name = name
         self.meta = dict(meta or {})
         with torch.no_grad():
@@ -539,7 +551,7 @@ class ModelProblem(Problem):
         gc = tree.zeros_like(pcs)
         gs = tree.zeros_like(pss)
         total = 0.0
-        for idx in self.indices:
+        for idx in self.eval_indices:
             n = idx.numel()
             for s in range(0, n, self.chunk):
                 sl = idx[s : s + self.chunk]
@@ -583,6 +595,9 @@ class ModelProblem(Problem):
             "activation": self.activation,
             "client_fraction": self.client_fraction,
             "client_sizes": [int(i.numel()) for i in self.indices],
+            "gradient_on": "all training samples"
+            if self.eval_samples is None
+            else f"a fixed subsample of at most {self.eval_samples} per client",
             "test_samples": None if self.X_test is None else int(self.X_test.shape[0]),
             "dtype": str(self.dtype).replace("torch.", ""),
             **self.meta,

@@ -55,6 +55,7 @@ def model_problem(
     dtype: torch.dtype = torch.float32,
     device: str | torch.device = "cpu",
     aux: bool = True,
+    eval_samples: int | None = None,
 ) -> ModelProblem:
     """A registered model (sized to the data) or your module, on a dataset (``verify.data.load`` specs) with
     its official test split or a seeded 20% holdout, split at ``cut`` (default: the middle cut) among
@@ -78,7 +79,7 @@ def model_problem(
     idx = split_clients(train.y, clients, partition, seed=seed)
     return ModelProblem.at_cut(
         net, where, lossf, X, train.y, idx, X_test=Xt, y_test=test.y, input_shape=shape,
-        classes=train.classes, aux=aux, dtype=dtype, device=device,
+        classes=train.classes, aux=aux, dtype=dtype, device=device, eval_samples=eval_samples,
         name=f"{model if isinstance(model, str) else type(model).__name__} on {train.name}",
     )  # fmt: skip
 
