@@ -85,3 +85,12 @@ def test_readme_training_example_is_current(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out.rstrip()
     readme = (ROOT / "README.md").read_text()
     assert f"$ sfltheory {args}\n{out}\n```" in readme
+
+
+def test_algorithms_page_in_sync() -> None:
+    pytest.importorskip("torch")
+    from verify.train.catalogue import algorithms_markdown
+
+    assert (DOCS / "ALGORITHMS.md").read_text() == algorithms_markdown(), (
+        "docs/ALGORITHMS.md is stale: run `python -m verify.train.catalogue docs/ALGORITHMS.md`"
+    )
