@@ -372,3 +372,14 @@ def test_cuda_gives_the_cpu_curve() -> None:
     a = run(get("fedavg")(eta_l=0.1, K=2), p_cpu, T=5, batch=4, progress=False)
     b = run(get("fedavg")(eta_l=0.1, K=2), p_gpu, T=5, batch=4, progress=False)
     np.testing.assert_allclose(a.series("gradnorm2"), b.series("gradnorm2"), rtol=1e-10)
+
+
+def test_every_listed_result_exists_and_names_its_algorithm() -> None:
+    # the registry's result ids are catalogue ids (a typo would silently break verification's mapping)
+    import sfltheory as st
+    from verify.train import ALGORITHMS
+
+    for cls in ALGORITHMS.values():
+        for rid in cls.results:
+            assert st.get(rid).paper == cls.paper, (cls.name, rid)
+    assert "sl_noniid/thm2" in ALGORITHMS["fedavg"].results and "sl_noniid/thm2" not in ALGORITHMS["sl"].results

@@ -36,8 +36,19 @@ from verify.ops.tree import Params
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
 from ..problems import Problem
 
-RESULTS_SL = ("sl_noniid/thm1", "sl_noniid/thm2", "sl_noniid/thm3", "sl_noniid/cor1", "sl_noniid/cor2")
-RESULTS_FL = ("sl_noniid/fedavg",)
+RESULTS_SL = (
+    "sl_noniid/thm1",
+    "sl_noniid/thm1@proof",
+    "sl_noniid/lem4",
+    "sl_noniid/cor1",
+    "sl_noniid/cor1@explicit",
+    "sl_noniid/cor2",
+    "sl_noniid/cor2@explicit",
+    "sl_noniid/cor3",
+    "sl_noniid/cor3@explicit",
+    "sl_noniid/thm3",
+)
+RESULTS_FL = ("sl_noniid/thm2", "sl_noniid/sec4.3.speedup", "sl_noniid/sec4.3.speedup@explicit")
 
 
 def local_sgd(
