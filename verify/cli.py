@@ -15,12 +15,16 @@ from sfltheory.cli import EXIT_USAGE, count_arg, parse_assignments, parse_shape,
 from sfltheory.errors import ParameterError
 
 EXIT_DIVERGED = 1
+# measure's defaults (verify.constants.measure.PROBES/TOL, repeated here so that the parser imports no torch)
+PROBES = 30
+TOL = 1e-3
 
 
 def register(sub: Any) -> None:
     """Add ``measure`` and ``train`` to a subparsers object (``sfltheory.cli.build_parser`` calls this)."""
     _measure_parser(sub)
     _train_parser(sub)
+    _verify_parser(sub)
 
 
 # --- measure --------------------------------------------------------------------------------------------------
@@ -35,15 +39,30 @@ def _measure_parser(sub: Any) -> None:
     s.add_argument("--model", required=True, help="a registered model (sized to the data) or package.module:factory")
     s.add_argument("--data", required=True, help="digits, synthetic:n=..,shape=..,classes=.., or a .pt/.npz file")
     s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
-    s.add_argument("--cut", help="split after this block (name or 1-based index, see `sfltheory cuts`)")
+    s.add_argument(
+        "--cut",
+        help="split after this block: its name, or its 1-based index L_c in `sfltheory cuts`; a name wins, so on an "
+        "nn.Sequential --cut 1 is the block named '1' (the second)",
+    )
     s.add_argument("--state", metavar="FILE", help="a state_dict to load (measure a trained model)")
     s.add_argument("--loss", default="auto", help="ce, mse or auto (ce for integer labels)")
     s.add_argument("--what", help="comma list: L,sigma2,eps2,kappa,F,gradnorm2_f,zo,L_clients (default: all but zo)")
+    s.add_argument(
+        "--for",
+        dest="for_id",
+        metavar="ID",
+        help="measure what this result needs (its assumptions' variants, e.g. L[clients] for mu_splitfed/thm4.3), "
+        "with --what on top",
+    )
     s.add_argument("--clients", type=count_arg("--clients"), help="number of clients (heterogeneity needs >= 2)")
     s.add_argument("--partition", default="iid", help="iid, dirichlet:ALPHA, shards:K or sorted (default iid)")
     s.add_argument("--batch", type=count_arg("--batch"), help="also report the variance of a mini-batch of this size")
-    s.add_argument("--probes", type=count_arg("--probes"), default=90, help="Hessian-vector products for the trace")
-    s.add_argument("--tol", type=positive_arg("--tol"), default=1e-4, help="Lanczos relative tolerance")
+    s.add_argument(
+        "--probes", type=count_arg("--probes"), default=PROBES, help=f"Hessian-vector products per trace ({PROBES})"
+    )
+    s.add_argument(
+        "--tol", type=positive_arg("--tol"), default=TOL, help=f"Lanczos relative tolerance (default {TOL:g})"
+    )
     s.add_argument("--fstar", type=float, default=0.0, help="a lower bound on f* for F = f(x0) - f* (default 0)")
     s.add_argument("--lam", type=positive_arg("--lam"), help="smoothing radius for the zeroth-order error (zo)")
     s.add_argument("--P", type=count_arg("--P"), default=1, help="perturbations per zeroth-order estimate")
@@ -245,6 +264,82 @@ def run_text(r: Any, rows: int = 11) -> str:
     lines = [head, params] + ["  ".join(v.rjust(w[j]) for j, v in enumerate(t)) for t in table]
     lines.append(f"status: {r.status}" + (f" ({r.message})" if r.message else ""))
     return "\n".join(lines)
+
+
+# --- verify ---------------------------------------------------------------------------------------------------
+
+
+def _verify_parser(sub: Any) -> None:
+    s = sub.add_parser(
+        "verify",
+        help="measured against predicted: run the algorithm a result analyses on an exact problem",
+        description=(
+            "Runs the algorithm each result analyses on an exact quadratic (first-order: exact moments; "
+            "zeroth-order: Monte Carlo over seeds), evaluates the bound with the problem's exact constants at every "
+            "T, and reports whether it holds, its tightness and the decay exponents, at the largest admissible step "
+            "and at a practical one. name=value overrides a constant in the bound."
+        ),
+    )
+    s.add_argument("ids", nargs="*", metavar="ID", help="result ids (see `sfltheory verify --list`)")
+    s.add_argument("assignments", nargs="*", metavar="name=value", help=argparse.SUPPRESS)
+    s.add_argument("--all", action="store_true", help="every result that has an experiment")
+    s.add_argument("--list", action="store_true", help="the results with an experiment, and why the others have none")
+    s.add_argument("--T", type=count_arg("--T"), default=40, help="rounds (default 40)")
+    s.add_argument("--seeds", type=count_arg("--seeds"), default=24, help="seeds for zeroth-order (default 24)")
+    s.add_argument("--batch", type=count_arg("--batch"), default=4, help="mini-batch (default 4)")
+    s.add_argument("--out", metavar="DIR", help="write report.html, report.md, report.json and figures here")
+    s.add_argument("--json", action="store_true", help="print the verifications as JSON")
+    s.set_defaults(func=_cmd_verify)
+
+
+def _cmd_verify(a: argparse.Namespace) -> int:
+    from verify.pipeline.experiments import EXPERIMENTS, NO_EXPERIMENT
+
+    if a.list:
+        for rid, e in EXPERIMENTS.items():
+            print(f"{rid:30s} {e.algorithm:16s} {e.lhs}")
+        for rid, why in NO_EXPERIMENT.items():
+            print(f"{rid:30s} -                no experiment: {why}")
+        return 0
+    ids = [x for x in a.ids if "=" not in x]
+    overrides = parse_assignments([x for x in [*a.ids, *a.assignments] if "=" in x])
+    if a.all:
+        if ids:
+            raise ParameterError("--all", "give result ids or --all, not both")
+        ids = list(EXPERIMENTS)
+    if not ids:
+        raise ParameterError("ID", "name a result to verify, or --all (sfltheory verify --list)")
+    import sfltheory as st
+    from verify.pipeline import report
+    from verify.pipeline.experiments import experiment
+    from verify.pipeline.verification import verify_result
+
+    for rid in ids:  # every id and override is checked before any work
+        experiment(rid)
+        used = set(st.get(rid).parameters())
+        for k in overrides:
+            if k not in used:
+                raise ParameterError(k, f"result '{rid}' does not use it (it uses: {', '.join(sorted(used))})")
+    done = []
+    for rid in ids:
+        if not a.json:
+            print(f"verifying {rid} ...", file=sys.stderr)
+        done.append(verify_result(rid, T=a.T, seeds=a.seeds, batch=a.batch, overrides=overrides or None))
+    if a.out:
+        written = report.write(done, a.out)
+        if not a.json:
+            print(f"report written to {written[0]}")
+    if a.json:
+        print(json.dumps(report.to_json(done), indent=1, allow_nan=False))
+    else:
+        for v in done:
+            for leg in v.legs:
+                hyp = "hypotheses hold" if leg.applies else f"{len(leg.failing)} hypotheses fail"
+                print(
+                    f"{v.result:28s} {leg.mode:10s} step {leg.step:<10.4g} {hyp:22s} {leg.verdict:12s} "
+                    f"bound/measured {leg.tightness:8.3g}  decay {leg.slope_lhs:5.2f} vs {leg.slope_bound:5.2f}"
+                )
+    return 0
 
 
 __all__ = ["EXIT_DIVERGED", "EXIT_USAGE", "register", "run_text"]

@@ -135,6 +135,12 @@ def _as_tensor(name: str, value: Any, dtype: torch.dtype) -> Tensor:
     return t
 
 
+# The law of the noise vector xi: both have mean 0 and covariance (sigma2/d) I, so E||xi||^2 = sigma2.
+# "rademacher" (xi = sqrt(sigma2/d) s, s uniform on {-1, 1}^d) has ||xi||^2 = sigma2 for *every* sample, so a
+# variance bound stated for every sample (MU-SplitFed Assumption 4.2) holds with equality; a Gaussian one does not.
+NOISE_LAWS = ("gaussian", "rademacher")
+
+
 class QuadraticProblem(Problem):
     r"""f_m(x) = (1/2)(x - b_m)^T H (x - b_m) with Gaussian gradient noise of total variance ``sigma2``; see the module
     docstring. ``H`` is a symmetric d x d matrix or its diagonal; ``shifts`` (M x d) are the b_m; the first ``d_c``
@@ -151,7 +157,11 @@ class QuadraticProblem(Problem):
         dtype: torch.dtype = torch.float64,
         device: str | torch.device = "cpu",
         name: str = "quadratic",
+        noise: str = "gaussian",
     ) -> None:
+        if noise not in NOISE_LAWS:
+            raise ParameterError("noise", f"must be one of {', '.join(NOISE_LAWS)} (got {noise!r})")
+        self.noise = noise
         Ht = _as_tensor("H", H, torch.float64)
         B = _as_tensor("shifts", shifts, torch.float64)
         x = _as_tensor("x0", x0, torch.float64)
@@ -199,6 +209,7 @@ class QuadraticProblem(Problem):
         seed: int = 0,
         dtype: torch.dtype = torch.float64,
         device: str | torch.device = "cpu",
+        noise: str = "gaussian",
     ) -> QuadraticProblem:
         r"""A diagonal quadratic hitting target constants exactly: eigenvalues evenly spaced in [mu, L] (mu = L/10
         unless given; mu <= 0 gives a nonconvex problem and F is then measured from x^0 to b̄ instead), shifts
@@ -226,7 +237,8 @@ class QuadraticProblem(Problem):
         r = torch.randn(d, generator=gen, dtype=torch.float64)
         curv = float(0.5 * (r * eig * r).sum())
         x0 = bbar + (r * math.sqrt(F / curv) if curv > 0 and F > 0 else r)
-        return cls(eig, shifts, x0, dc, sigma2, dtype=dtype, device=device, name="quadratic(targets)")
+        return cls(eig, shifts, x0, dc, sigma2, dtype=dtype, device=device, name="quadratic(targets)",
+                   noise=noise)  # fmt: skip
 
     @classmethod
     def from_file(cls, path: str | Path, **kw: Any) -> QuadraticProblem:
@@ -249,11 +261,13 @@ class QuadraticProblem(Problem):
         missing = [k for k in ("H", "shifts", "x0", "d_c", "sigma2") if k not in raw]
         if missing:
             raise ParameterError("--problem", f"field '{missing[0]}' is missing")
-        unknown = sorted(set(raw) - {"kind", "H", "shifts", "x0", "d_c", "sigma2", "name"})
+        unknown = sorted(set(raw) - {"kind", "H", "shifts", "x0", "d_c", "sigma2", "name", "noise"})
         if unknown:
             raise ParameterError("--problem", f"unknown field '{unknown[0]}'")
         if not isinstance(raw["sigma2"], int | float) or isinstance(raw["sigma2"], bool):
             raise ParameterError("sigma2", f"must be a number (got {raw['sigma2']!r})")
+        if "noise" in raw:
+            kw = {**kw, "noise": raw["noise"]}
         return cls(raw["H"], raw["shifts"], raw["x0"], raw["d_c"], raw["sigma2"], **kw)
 
     def to_dict(self) -> dict[str, Any]:
@@ -266,6 +280,7 @@ class QuadraticProblem(Problem):
             "x0": self.x0.double().cpu().tolist(),
             "d_c": self.d_c,
             "sigma2": self.sigma2,
+            "noise": self.noise,
         }
 
     # -- the oracle --------------------------------------------------------------------------------------------
@@ -291,7 +306,11 @@ class QuadraticProblem(Problem):
         return self.server_loss(pa, h, y)
 
     def sample(self, m: int, size: int, gen: torch.Generator) -> Batch:
-        xi = torch.randn(size, self.d, generator=gen, dtype=torch.float64) * math.sqrt(self.sigma2 / self.d)
+        if self.noise == "rademacher":
+            signs = torch.randint(0, 2, (size, self.d), generator=gen, dtype=torch.float64) * 2 - 1
+            xi = signs * math.sqrt(self.sigma2 / self.d)
+        else:
+            xi = torch.randn(size, self.d, generator=gen, dtype=torch.float64) * math.sqrt(self.sigma2 / self.d)
         y = torch.cat([xi.to(self.device, self.dtype), self.b[m].expand(size, self.d)], 1)
         x = torch.zeros(size, 1, dtype=self.dtype, device=self.device)
         return Batch(x, y, torch.ones(size, dtype=self.dtype, device=self.device))
@@ -335,6 +354,62 @@ class QuadraticProblem(Problem):
             bbar = b.mean(0)
             out["F"] = float(0.5 * (x0 - bbar) @ H @ (x0 - bbar))
         return out
+
+    def exact_constants(self, batch: int = 1) -> Any:
+        """The constants every assumption of the catalogue names, exactly, as a
+        :class:`sfltheory.constants.Constants` record (variants included), for a mini-batch of ``batch``.
+
+        Smoothness: the eigenvalues of H and of its client/server blocks (every f_m has the same H). Variance:
+        sigma2 per sample, sigma2/batch for a mini-batch, split over the parts in proportion d_c/d and d_s/d;
+        the per-sample maxima (``[max]``) only with Rademacher noise, where ||xi||^2 = sigma2 for every sample.
+        Heterogeneity: grad f_m - grad f = -H (b_m - bbar) at every x, so eps2 (max over clients), its mean and
+        parts are exact, and (1/M) sum ||grad f_m||^2 = ||grad f||^2 + eps2[mean]: B2 = 1, G2 = eps2[mean].
+        Bounded gradients (G_c2, G_s2) hold for no quadratic on all of R^d and are left out."""
+        from sfltheory.constants import Constants, Estimate
+
+        H = self.H.double().cpu()
+        b = self.b.double().cpu()
+        dc = self.d_c
+        eig = torch.linalg.eigvalsh(H)
+        dev = (b - b.mean(0)) @ H
+        per = dev.pow(2).sum(1)
+        per_c, per_s = dev[:, :dc].pow(2).sum(1), dev[:, dc:].pow(2).sum(1)
+        c = Constants(meta={"problem": "quadratic", "exact": True, "batch": batch, "noise": self.noise})
+
+        def put(key: str, value: Any, how: str) -> None:
+            c.set(key, Estimate(float(value), method=f"exact ({how})"))
+
+        put("L", eig.abs().max(), "largest |eigenvalue| of H")
+        put("L[clients]", eig.abs().max(), "every f_m has Hessian H")
+        put("L[min]", eig.min(), "smallest eigenvalue of H")
+        put("L[client]", torch.linalg.eigvalsh(H[:dc, :dc]).abs().max(), "client block of H")
+        put("L[server]", torch.linalg.eigvalsh(H[dc:, dc:]).abs().max(), "server block of H")
+        put("sigma2", self.sigma2, "E||xi||^2 per sample")
+        put(f"sigma2[batch={batch}]", self.sigma2 / batch, "per mini-batch")
+        put("sigma2[batch]", self.sigma2 / batch, "per mini-batch")
+        put("sigma_c2", self.sigma2 * dc / self.d, "client coordinates of xi")
+        put("sigma_s2", self.sigma2 * (self.d - dc) / self.d, "server coordinates of xi")
+        if self.noise == "rademacher":
+            put("sigma_c2[max]", self.sigma2 * dc / self.d, "||xi_c||^2 for every sample (Rademacher)")
+            put("sigma_s2[max]", self.sigma2 * (self.d - dc) / self.d, "||xi_s||^2 for every sample (Rademacher)")
+        put("eps2", per.max(), "max over clients of ||H (b_m - bbar)||^2")
+        put("eps2[mean]", per.mean(), "mean over clients")
+        put("eps2[mean,client]", per_c.mean(), "client part, mean over clients")
+        put("eps2[mean,server]", per_s.mean(), "server part, mean over clients")
+        put("B2", 1.0, "(1/M) sum ||grad f_m||^2 = ||grad f||^2 + eps2[mean]")
+        put("G2", per.mean(), "(1/M) sum ||grad f_m||^2 = ||grad f||^2 + eps2[mean]")
+        put("kappa", eig.abs().sum() / eig.abs().max(), "tr|H| / ||H||")
+        put("kappa[client]", H[:dc, :dc].diagonal().abs().sum() / torch.linalg.eigvalsh(H[:dc, :dc]).abs().max(),
+            "client block")  # fmt: skip
+        put("d", self.d, "dimension")
+        put("d_c", dc, "client coordinates")
+        put("d_s", self.d - dc, "server coordinates")
+        if float(eig.min()) > 0:
+            x0 = self.x0.double().cpu()
+            put("F", 0.5 * (x0 - b.mean(0)) @ H @ (x0 - b.mean(0)), "f(x0) - f*, f* at bbar")
+            g = H @ (x0 - b.mean(0))
+            put("gradnorm2_f", g @ g, "||grad f(x0)||^2")
+        return c
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "quadratic", "name": self.name, "d": self.d, "d_c": self.d_c, "M": self.M, **self.to_dict()}

@@ -1,0 +1,88 @@
+"""`sfltheory verify`: verdicts on exact problems, built to pass and built to fail, the report and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from sfltheory.cli import main
+from sfltheory.errors import ParameterError
+from verify.pipeline.experiments import EXPERIMENTS, NO_EXPERIMENT, experiment
+from verify.pipeline.verification import default_problem, verify_result
+
+
+def test_a_true_bound_holds_and_t1_is_the_initial_gradient() -> None:
+    v = verify_result("sl_noniid/thm1@proof", T=8)
+    leg = v.legs[0]
+    assert v.method.startswith("exact") and leg.mode == "admissible" and leg.applies and leg.verdict == "holds"
+    # at T = 1 the average is ||grad f(x^0)||^2, deterministic: the problem's own exact value
+    g0 = default_problem(EXPERIMENTS["sl_noniid/thm1@proof"]).exact_constants().get("gradnorm2_f").value
+    assert leg.lhs[0] == pytest.approx(g0, rel=1e-12)
+    assert np.all(leg.bound >= leg.lhs)
+
+
+def test_an_underestimated_constant_is_caught_as_a_violation() -> None:
+    # cut_layer Prop. 1 with F, sigma2 and eps2 a thousand times too small: the bound falls below the exact
+    # left-hand side (the measured curve does not change, only the bound)
+    v = verify_result("cut_layer/prop1", T=10, overrides={"F": 1e-3, "sigma2": 2.5e-4, "eps2": 1e-3})
+    assert v.legs[0].verdict == "violated" and v.legs[0].first_violation == 1
+    assert any("overrides the exact value" in n for n in v.constant_notes)
+
+
+def test_zeroth_order_verdict_uses_the_monte_carlo_interval() -> None:
+    v = verify_result("mu_splitfed/thm4.1", T=6, seeds=4, practical=False)
+    leg = v.legs[0]
+    assert v.method == "Monte Carlo over 4 seeds" and leg.lhs_se is not None
+    assert leg.verdict == "holds" and np.all(leg.lhs + 3 * leg.lhs_se <= leg.bound)
+
+
+def test_every_experiment_names_an_existing_result_and_algorithm() -> None:
+    import sfltheory as st
+    from verify.train import ALGORITHMS
+
+    for rid, e in EXPERIMENTS.items():
+        assert rid in ALGORITHMS[e.algorithm].results, rid
+        assert st.get(rid).step is not None
+    for rid in NO_EXPERIMENT:
+        st.get(rid)
+    with pytest.raises(ParameterError, match="no experiment"):
+        experiment("sl_noniid/thm3")
+    with pytest.raises(ParameterError, match="explicit edition"):
+        experiment("sl_noniid/cor1")
+    with pytest.raises(ParameterError, match="nothing to run"):
+        experiment("mu_splitfed/eq12")
+
+
+def test_cli_report_and_json(tmp_path, capsys) -> None:
+    assert main(["verify", "cut_layer/prop1", "--T", "6", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "cut_layer/prop1" in out and "holds" in out
+    for name in ("report.html", "report.md", "report.json", "cut_layer_prop1.png"):
+        assert (tmp_path / name).stat().st_size > 500, name
+    assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+    rep = json.loads((tmp_path / "report.json").read_text())
+    assert rep["format"] == "sfltheory.verification/1" and rep["results"][0]["verdict"] == "holds"
+    assert main(["verify", "cut_layer/prop1", "--T", "4", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    leg = data["results"][0]["legs"][0]
+    assert len(leg["measured"]) == len(leg["predicted"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["verify"], "'ID'"),
+        (["verify", "nope/x"], "unknown result id"),
+        (["verify", "sl_noniid/thm3"], "no experiment"),
+        (["verify", "cut_layer/prop1", "zz=1"], "'zz'"),
+        (["verify", "--all", "cut_layer/prop1"], "'--all'"),
+    ],
+)
+def test_cli_bad_input(capsys, argv, needle) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0]

@@ -1,0 +1,118 @@
+"""One experiment per result (PEPit style): the algorithm a result analyses, on an exact quadratic, with the
+left-hand side the result bounds -- or the stated reason why a result has no experiment yet.
+
+An :class:`Experiment` says which algorithm runs, which of its parameters the theorem's step size sets (e.g.
+MU-SplitFed's single ``eta`` is both ``eta_c`` and ``eta_s``), the other parameters (shared by the theorem and
+the algorithm under their canonical names), which quantity of the run is the theorem's left-hand side, and the
+noise law the theorem's assumptions need. :data:`EXPERIMENTS` is the explicit list; :data:`NO_EXPERIMENT`
+says, for each other explicit result of an algorithm, why it is not verified (yet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sfltheory.errors import ParameterError
+
+LHS_KINDS = {
+    "avg": "(1/T) sum_{t<T} E||grad f(x^t)||^2",
+    "min": "min_{t<T} E||grad f(x^t)||^2",
+    "eta_avg": "eta (1/T) sum_{t<T} E||grad f(x^t)||^2",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Experiment:
+    """How to check one result on an exact quadratic.
+
+    ``step_to``: the algorithm parameters the theorem's step (``Result.step``) sets; ``params``: the other
+    parameters, canonical names shared by the theorem and the algorithm (``K``, ``tau``, ``P``, ``lam``, ...);
+    ``algorithm_only``: algorithm options the theorem does not name (``order``); ``lhs``: which series of the run
+    the theorem bounds (:data:`LHS_KINDS`); ``note``: what a reader needs to know (e.g. Jensen for an averaged
+    model)."""
+
+    result: str
+    algorithm: str
+    step_to: tuple[str, ...]
+    lhs: str = "avg"
+    params: Mapping[str, float] = field(default_factory=dict)
+    algorithm_only: Mapping[str, Any] = field(default_factory=dict)
+    noise: str = "gaussian"
+    M: int = 4
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.lhs not in LHS_KINDS:
+            raise ParameterError("lhs", f"must be one of {', '.join(LHS_KINDS)} (got {self.lhs!r})")
+
+
+_JENSEN = (
+    "the statement bounds E||grad f(xbar)||^2 at the averaged model; on a quadratic ||grad f||^2 is convex in x, "
+    "so by Jensen it is at most the average over rounds measured here: 'holds' carries over, a violation may not"
+)
+_MU = (
+    "Rademacher noise: ||xi_c||^2 = sigma2 d_c/d for every sample, so Assumption 4.2's bound for every sample holds "
+    "with equality; one step eta for client and server (eta_c = eta_s = eta)"
+)
+
+EXPERIMENTS: dict[str, Experiment] = {
+    e.result: e
+    for e in (
+        Experiment(result="sl_noniid/thm1@proof", algorithm="sl", step_to=("eta_l",), params={"K": 2, "eta_g": 1.0},
+                   algorithm_only={"order": "fixed"},
+                   note="clients visited in a fixed order (the proof holds for any order), so the moments are exact"),
+        Experiment(result="sl_noniid/thm1", algorithm="sl", step_to=("eta_l",), params={"K": 2, "eta_g": 1.0},
+                   algorithm_only={"order": "fixed"}, note=_JENSEN),
+        Experiment(result="sl_noniid/thm2", algorithm="fedavg", step_to=("eta_l",), params={"K": 2, "eta_g": 1.0},
+                   note=_JENSEN),
+        Experiment(result="cut_layer/prop1", algorithm="sfl_v1_analysed", step_to=("eta",), lhs="eta_avg",
+                   params={"K": 2}, note="equal aggregation weights: sum_alpha2 = 1/M"),
+        Experiment(result="mu_splitfed/thm4.1", algorithm="mu_split", step_to=("eta_c", "eta_s"), M=1,
+                   params={"tau": 2, "P": 1, "lam": 1e-3}, noise="rademacher", note=_MU),
+        Experiment(result="mu_splitfed/thm4.1@proof", algorithm="mu_split", step_to=("eta_c", "eta_s"), M=1,
+                   params={"tau": 2, "P": 1, "lam": 1e-3}, noise="rademacher", note=_MU),
+        Experiment(result="mu_splitfed/thm4.3", algorithm="mu_splitfed", step_to=("eta_c", "eta_s"),
+                   params={"tau": 2, "P": 1, "lam": 1e-3, "eta_g": 1.0}, noise="rademacher", note=_MU),
+        Experiment(result="mu_splitfed/thm4.3@appendix", algorithm="mu_splitfed", step_to=("eta_c", "eta_s"),
+                   params={"tau": 2, "P": 1, "lam": 1e-3, "eta_g": 1.0}, noise="rademacher", note=_MU),
+        Experiment(result="mu_splitfed/thm4.3@proof", algorithm="mu_splitfed", step_to=("eta_c", "eta_s"),
+                   params={"tau": 2, "P": 1, "lam": 1e-3, "eta_g": 1.0}, noise="rademacher", note=_MU),
+    )
+}  # fmt: skip
+
+NO_EXPERIMENT: dict[str, str] = {
+    "sl_noniid/thm3": "its left-hand side averages every client's starting model within a round; the trainer "
+    "records the global model only (to come)",
+    "sl_noniid/lem4": "a per-round drift lemma: to come with the per-round checks",
+    "cut_layer/lem1": "a per-round drift lemma: to come with the per-round checks",
+    "cut_layer/lem2": "a per-round lemma on stochastic-gradient differences: to come",
+    "cut_layer/prop1@proof": "a one-round inequality: to come with the per-round checks",
+    "heron_sfl/thm1@sum": "assumes bounded gradients (G_c2, G_s2), which no quadratic satisfies on all of R^d; "
+    "needs a model problem with measured constants (to come)",
+    "heron_sfl/thm2@sum": "assumes bounded gradients (G_s2) and the drift bound delta: needs a model problem",
+    "heron_sfl/thm2@proof": "assumes bounded gradients (G_s2) and the drift bound delta: needs a model problem",
+    "sfl_aux/thm1": "bounds the gradient of the client-side auxiliary loss F^c; the trainer records f: to come",
+    "sfl_aux/thm2": "bounds the gradient of the client-side auxiliary loss F^c; the trainer records f: to come",
+    "sfl_aux/thm3": "bounds the server-side loss F^s at the aggregated server model: to come",
+    "sfl_aux/thm4": "bounds the server-side loss F^s at the aggregated server model: to come",
+    "mu_splitfed/cor4.2": "a corollary: its choices (d_c = sqrt(d/tau), lambda) are checked by the audit (issue 13)",
+    "mu_splitfed/cor4.4": "a corollary: its choices are checked by the audit (issue 13)",
+}
+
+
+def experiment(result: str) -> Experiment:
+    """The experiment of ``result``, or a one-line error saying why it has none."""
+    if result in EXPERIMENTS:
+        return EXPERIMENTS[result]
+    import sfltheory as st
+
+    r = st.get(result)  # an unknown id raises UnknownResultError with suggestions
+    if result in NO_EXPERIMENT:
+        raise ParameterError(result, f"no experiment: {NO_EXPERIMENT[result]}")
+    if not r.explicit:
+        raise ParameterError(result, f"is stated only up to constants; verify its explicit edition ({r.see})")
+    if r.kind == "model":
+        raise ParameterError(result, "is a cost or time model, not a convergence bound: nothing to run")
+    raise ParameterError(result, "has no experiment yet (no algorithm of the trainer is mapped to it)")

@@ -1,0 +1,218 @@
+r"""Measured against predicted for one result: run the algorithm it analyses on an exact quadratic, evaluate the
+bound with the problem's exact constants at every T, and say whether the bound holds, how tight it is and whether
+the decay matches.
+
+For first-order algorithms the left-hand side is exact (:mod:`verify.pipeline.exact`): a bound below it is
+violated for certain. For zeroth-order ones it is a Monte-Carlo mean over seeds with its standard error; the
+verdict is ``holds`` when the mean plus 3 standard errors is below the bound at every T, ``violated`` when the
+mean minus 3 standard errors is above it at some T, else ``inconclusive``.
+
+Each result runs twice where the theorem's admissible step is impractically small: at the largest step the
+statement's hypotheses admit (the claim tested as stated) and at a practical step (where the hypotheses fail,
+which the record says).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import sfltheory as st
+from sfltheory.errors import ParameterError
+from verify.train import QuadraticProblem, get, run
+
+from .exact import exact_moments
+from .experiments import LHS_KINDS, Experiment, experiment
+
+FIRST_ORDER = ("sl", "fedavg", "sfl_v1", "sfl_v1_analysed", "sfl_v2", "sfl_aux")
+PRACTICAL_STEP = 0.05  # times 1/L: a step that trains the default quadratic in tens of rounds
+
+
+@dataclass(frozen=True, kw_only=True)
+class Leg:
+    """One run of an experiment at one step size: the series over T = 1..T_max and the verdict."""
+
+    mode: str  # "admissible" or "practical"
+    step: float
+    applies: bool  # every statement hypothesis holds at this step (at T_max)
+    failing: tuple[str, ...]  # the statement hypotheses that fail
+    T: np.ndarray
+    lhs: np.ndarray
+    lhs_se: np.ndarray | None  # Monte Carlo standard error; None when exact
+    bound: np.ndarray
+    verdict: str  # "holds", "violated", "inconclusive", "void" (the bound is negative or not finite)
+    first_violation: int | None
+    tightness: float  # bound / lhs at T_max
+    slope_lhs: float  # d log lhs / d log T over the last three quarters of T
+    slope_bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "step": self.step,
+            "applies": self.applies,
+            "failing_hypotheses": list(self.failing),
+            "verdict": self.verdict,
+            "first_violation_T": self.first_violation,
+            "tightness_at_T": self.tightness,
+            "decay_exponent_measured": self.slope_lhs,
+            "decay_exponent_predicted": self.slope_bound,
+            "T": self.T.tolist(),
+            "measured": self.lhs.tolist(),
+            "measured_se": None if self.lhs_se is None else self.lhs_se.tolist(),
+            "predicted": self.bound.tolist(),
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verification:
+    """A result checked on an exact problem: the experiment, the constants used, and one :class:`Leg` per step."""
+
+    result: str
+    algorithm: str
+    method: str  # "exact moments" or "Monte Carlo over N seeds"
+    lhs: str
+    note: str
+    constants: dict[str, float]
+    constant_notes: list[str]
+    params: dict[str, Any]
+    legs: tuple[Leg, ...] = field(default_factory=tuple)
+
+    @property
+    def verdict(self) -> str:
+        """The verdict at the admissible step (the claim as stated)."""
+        return self.legs[0].verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "result": self.result,
+            "algorithm": self.algorithm,
+            "method": self.method,
+            "lhs": self.lhs,
+            "note": self.note,
+            "constants": self.constants,
+            "constant_notes": self.constant_notes,
+            "params": {k: v for k, v in self.params.items() if k != "T"},
+            "verdict": self.verdict,
+            "legs": [leg.to_dict() for leg in self.legs],
+        }
+
+
+def _slope(T: np.ndarray, y: np.ndarray) -> float:
+    keep = (T >= max(2, len(T) // 4)) & (y > 0) & np.isfinite(y)
+    if keep.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(T[keep]), np.log(y[keep]), 1)[0])
+
+
+def default_problem(exp: Experiment, seed: int = 0) -> QuadraticProblem:
+    """The default exact problem: d = 10 (5 on the client), eigenvalues in [0.1, 1], sigma2 = 1, eps2 = 1, F = 1."""
+    return QuadraticProblem.from_targets(L=1.0, mu=0.1, sigma2=1.0, eps2=1.0 if exp.M > 1 else 0.0, d=10, d_c=5,
+                                         M=exp.M, F=1.0, seed=seed, noise=exp.noise)  # fmt: skip
+
+
+def verify_result(
+    result: str,
+    *,
+    T: int = 40,
+    seeds: int = 24,
+    batch: int = 4,
+    practical: bool = True,
+    overrides: dict[str, float] | None = None,
+) -> Verification:
+    """Check ``result`` on its default exact problem (see the module docstring). ``overrides`` replace constants
+    in the bound (e.g. to see what an underestimated sigma2 does); the run itself is unchanged."""
+    exp = experiment(result)
+    r = st.get(result)
+    problem = default_problem(exp)
+    consts = problem.exact_constants(batch)
+    measured, notes = consts.params_for(r)
+    used = set(r.parameters())
+    params: dict[str, Any] = {**measured, **{k: v for k, v in exp.params.items() if k in used}}
+    for k, v in (overrides or {}).items():
+        if k not in used:
+            raise ParameterError(k, f"result '{result}' does not use it (it uses: {', '.join(sorted(used))})")
+        params[k] = float(v)
+        notes.append(f"{k} = {v:g}: given (overrides the exact value)")
+    if "M" in used:
+        params["M"] = exp.M
+    if "sum_alpha2" in used:
+        params["sum_alpha2"] = 1.0 / exp.M  # equal aggregation weights
+    for name in ("d", "d_c", "d_s"):
+        if name in used and name not in params:
+            params[name] = float(
+                problem.d if name == "d" else problem.d_c if name == "d_c" else problem.d - problem.d_c
+            )
+    step_name = r.step
+    assert step_name is not None
+    admissible = float(np.asarray(st.max_step(result, {**params, "T": T}).max_step))
+    steps = [("admissible", admissible)]
+    practical_step = PRACTICAL_STEP / float(params.get("L", 1.0))
+    if practical and practical_step > 1.01 * admissible:
+        steps.append(("practical", practical_step))
+    exact = exp.algorithm in FIRST_ORDER
+    legs = []
+    for mode, step in steps:
+        legs.append(_leg(exp, r, problem, params, step_name, mode, step, T=T, seeds=seeds, batch=batch, exact=exact))
+    method = "exact moments (mean and covariance propagated)" if exact else f"Monte Carlo over {seeds} seeds"
+    return Verification(
+        result=result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
+        constants={k: float(v) for k, v in measured.items()}, constant_notes=notes, params=params, legs=tuple(legs),
+    )  # fmt: skip
+
+
+def _leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, Any], step_name: str, mode: str,
+         step: float, *, T: int, seeds: int, batch: int, exact: bool) -> Leg:  # fmt: skip
+    algo_params = {**{k: v for k, v in exp.params.items() if k in {s.name for s in get(exp.algorithm).takes}},
+                   **exp.algorithm_only, **dict.fromkeys(exp.step_to, step)}  # fmt: skip
+    Ts = np.arange(1, T + 1)
+    if exact:
+        g = exact_moments(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch).gradnorm2[:T]
+        lhs, se = _lhs(exp.lhs, g[None, :], step)
+        se = None
+    else:
+        runs = []
+        for s in range(seeds):
+            out = run(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch, seed=s, progress=False)
+            series = out.series("gradnorm2")
+            if len(series) < T:  # diverged: the rest of the curve is above every bound
+                series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
+            runs.append(series[:T])
+        lhs, se = _lhs(exp.lhs, np.asarray(runs), step)
+    theory = {**params, step_name: step, "T": Ts.astype(float)}
+    bound = np.asarray(st.bound_value(r, theory), dtype=float) * np.ones_like(Ts, dtype=float)
+    ev = st.evaluate(r, {**params, step_name: step, "T": float(T)})
+    failing = tuple(h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds)))
+    finite = np.isfinite(bound) & (bound >= 0)
+    if not finite.all():
+        verdict, first = "void", None
+    elif se is None:
+        bad = np.nonzero(lhs > bound * (1 + 1e-9))[0]
+        verdict, first = ("violated", int(Ts[bad[0]])) if len(bad) else ("holds", None)
+    else:
+        over = np.nonzero(lhs - 3 * se > bound)[0]
+        under = bool(np.all(lhs + 3 * se <= bound))
+        verdict = "violated" if len(over) else ("holds" if under else "inconclusive")
+        first = int(Ts[over[0]]) if len(over) else None
+    return Leg(mode=mode, step=step, applies=not failing, failing=failing, T=Ts, lhs=lhs, lhs_se=se, bound=bound,
+               verdict=verdict, first_violation=first,
+               tightness=float(bound[-1] / lhs[-1]) if lhs[-1] > 0 else math.inf,
+               slope_lhs=_slope(Ts, lhs), slope_bound=_slope(Ts, bound))  # fmt: skip
+
+
+def _lhs(kind: str, g: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """The left-hand side at T = 1..T from per-seed series g[seed, t] of ||grad f(x^t)||^2, with its se."""
+    if kind == "min":  # min over t of the expectation (not the expectation of the min)
+        mean_g = g.mean(0)
+        idx = np.array([int(np.argmin(mean_g[: t + 1])) for t in range(len(mean_g))])
+        se_g = g.std(0, ddof=1) / math.sqrt(g.shape[0]) if g.shape[0] > 1 else None
+        return mean_g[idx], None if se_g is None else se_g[idx]
+    per = np.cumsum(g, axis=1) / np.arange(1, g.shape[1] + 1)
+    if kind == "eta_avg":
+        per = step * per
+    mean = per.mean(0)
+    se = per.std(0, ddof=1) / math.sqrt(per.shape[0]) if per.shape[0] > 1 else None
+    return mean, se
