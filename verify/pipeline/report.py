@@ -27,6 +27,14 @@ YLABEL = {
 }
 
 
+def source(r: Any) -> str:
+    """Where a result is printed: label, equation, section and seed file."""
+    p = r.provenance
+    eq = f" {p.equation}" if p.equation else ""
+    sec = f", {p.section}" if p.section else ""
+    return f"{p.label}{eq}{sec} (seed {p.seed})"
+
+
 def figure(v: Verification) -> Any:
     """Measured left-hand side and predicted bound against T (log-log), one colour per step."""
     from sfltheory.plotting import PALETTE, style
@@ -92,7 +100,7 @@ def markdown(vs: Sequence[Verification], figures: dict[str, str] | None = None) 
     out += [f"| `{v.result}` | `{v.algorithm}` | {v.method} | **{v.verdict}** |" for v in vs]
     for v in vs:
         r = st.get(v.result)
-        out += ["", f"## `{v.result}` — {r.title}", "", f"Source: {r.provenance}.", ""]
+        out += ["", f"## `{v.result}` — {r.title}", "", f"Source: {source(r)}.", ""]
         out += [f"Bounds: {v.lhs}. Algorithm `{v.algorithm}`, {v.method}.", ""]
         if v.note:
             out += [f"Note: {v.note}.", ""]
@@ -129,7 +137,7 @@ def html_page(vs: Sequence[Verification]) -> str:
         img = base64.b64encode(_png(v)).decode()
         parts.append(f"<h2 id='{html.escape(v.result)}'><code>{html.escape(v.result)}</code> — "
                      f"{html.escape(r.title)}</h2>")  # fmt: skip
-        parts.append(f"<p>Source: {html.escape(str(r.provenance))}. Bounds: {html.escape(v.lhs)}. "
+        parts.append(f"<p>Source: {html.escape(source(r))}. Bounds: {html.escape(v.lhs)}. "
                      f"Algorithm <code>{v.algorithm}</code>, {html.escape(v.method)}.</p>")  # fmt: skip
         parts.append(f"<p>Statement: <code>{html.escape(r.statement)}</code></p>")
         if v.note:
