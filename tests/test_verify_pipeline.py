@@ -86,3 +86,25 @@ def test_cli_bad_input(capsys, argv, needle) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0]
+
+
+def test_worst_case_search_finds_no_counterexample_for_a_true_bound() -> None:
+    from verify.pipeline.worstcase import worst_case
+    from verify.train import QuadraticProblem
+
+    w = worst_case("sl_noniid/thm1@proof", instances=3, T=6)
+    assert len(w.ratios) == 3 and 0 < w.ratio == max(w.ratios) <= 1 and not w.counterexample
+    QuadraticProblem.from_dict(w.problem)  # the worst instance is a loadable --problem file
+
+
+def test_worst_case_search_reports_a_planted_counterexample(tmp_path, monkeypatch) -> None:
+    # a "theorem" with a dropped factor: the bound divided by 1000 must be caught and its instance saved
+    import sfltheory as st
+    from verify.pipeline import worstcase
+
+    real = st.bound_value
+    monkeypatch.setattr(worstcase.st, "bound_value", lambda r, p: real(r, p) / 1000)
+    w = worstcase.worst_case("cut_layer/prop1", instances=2, T=4)
+    assert w.counterexample and w.ratio > 1
+    w.save_problem(tmp_path / "c.json")
+    assert main(["train", "sfl_v1_analysed", "--problem", str(tmp_path / "c.json"), "T=2", "--quiet"]) == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from sfltheory.cli import EXIT_USAGE, count_arg, parse_assignments, parse_shape, positive_arg
@@ -288,6 +289,13 @@ def _verify_parser(sub: Any) -> None:
     s.add_argument("--seeds", type=count_arg("--seeds"), default=24, help="seeds for zeroth-order (default 24)")
     s.add_argument("--batch", type=count_arg("--batch"), default=4, help="mini-batch (default 4)")
     s.add_argument("--out", metavar="DIR", help="write report.html, report.md, report.json and figures here")
+    s.add_argument(
+        "--worst-case",
+        type=count_arg("--worst-case"),
+        metavar="N",
+        help="also search N quadratics in the result's assumption class for the largest measured/bound "
+        "ratio (first-order results); a counterexample is saved as a --problem file with --out",
+    )
     s.add_argument("--json", action="store_true", help="print the verifications as JSON")
     s.set_defaults(func=_cmd_verify)
 
@@ -325,12 +333,25 @@ def _cmd_verify(a: argparse.Namespace) -> int:
         if not a.json:
             print(f"verifying {rid} ...", file=sys.stderr)
         done.append(verify_result(rid, T=a.T, seeds=a.seeds, batch=a.batch, overrides=overrides or None))
+    worst = []
+    if a.worst_case:
+        from verify.pipeline.verification import FIRST_ORDER
+        from verify.pipeline.worstcase import worst_case
+
+        for rid in ids:
+            if experiment(rid).algorithm in FIRST_ORDER:
+                worst.append(worst_case(rid, instances=a.worst_case, T=min(a.T, 20)))
     if a.out:
         written = report.write(done, a.out)
+        for w in worst:
+            if w.counterexample:
+                w.save_problem(Path(a.out) / f"counterexample_{w.result.replace('/', '_').replace('@', '_')}.json")
         if not a.json:
             print(f"report written to {written[0]}")
     if a.json:
-        print(json.dumps(report.to_json(done), indent=1, allow_nan=False))
+        out = report.to_json(done)
+        out["worst_case"] = [w.to_dict() for w in worst]
+        print(json.dumps(report.clean(out), indent=1, allow_nan=False))
     else:
         for v in done:
             for leg in v.legs:
@@ -339,6 +360,10 @@ def _cmd_verify(a: argparse.Namespace) -> int:
                     f"{v.result:28s} {leg.mode:10s} step {leg.step:<10.4g} {hyp:22s} {leg.verdict:12s} "
                     f"bound/measured {leg.tightness:8.3g}  decay {leg.slope_lhs:5.2f} vs {leg.slope_bound:5.2f}"
                 )
+        for w in worst:
+            what = "COUNTEREXAMPLE" if w.counterexample else "no counterexample"
+            print(f"{w.result:28s} worst case over {w.tried} quadratics: measured/bound {w.ratio:.3g} at T = {w.T} "
+                  f"(step {w.step:.3g}): {what}")  # fmt: skip
     return 0
 
 

@@ -70,19 +70,19 @@ def _png(v: Verification) -> bytes:
     return buf.getvalue()
 
 
-def _clean(o: Any) -> Any:
+def clean(o: Any) -> Any:
     """JSON has no inf or NaN: they become null (a diverged run, an infinite tightness)."""
     if isinstance(o, float):
         return o if np.isfinite(o) else None
     if isinstance(o, dict):
-        return {k: _clean(v) for k, v in o.items()}
+        return {k: clean(v) for k, v in o.items()}
     if isinstance(o, list | tuple):
-        return [_clean(v) for v in o]
+        return [clean(v) for v in o]
     return o
 
 
 def to_json(vs: Sequence[Verification]) -> dict[str, Any]:
-    return _clean({"format": FORMAT, "results": [v.to_dict() for v in vs]})
+    return clean({"format": FORMAT, "results": [v.to_dict() for v in vs]})
 
 
 def _leg_line(leg: Any) -> str:

@@ -101,6 +101,23 @@ class Verification:
         }
 
 
+def theory_params(exp: Experiment, r: Any, problem: QuadraticProblem, batch: int) -> tuple[dict[str, Any], list[str]]:
+    """The bound's parameters on ``problem``: its exact constants picked by the result's assumptions, the
+    experiment's shared parameters, M, equal aggregation weights and the dimensions; with one note per pick."""
+    measured, notes = problem.exact_constants(batch).params_for(r)
+    used = set(r.parameters())
+    params: dict[str, Any] = {**measured, **{k: v for k, v in exp.params.items() if k in used}}
+    if "M" in used:
+        params["M"] = problem.M
+    if "sum_alpha2" in used:
+        params["sum_alpha2"] = 1.0 / problem.M  # equal aggregation weights
+    dims = {"d": problem.d, "d_c": problem.d_c, "d_s": problem.d - problem.d_c}
+    for name, value in dims.items():
+        if name in used and name not in params:
+            params[name] = float(value)
+    return params, notes
+
+
 def _slope(T: np.ndarray, y: np.ndarray) -> float:
     keep = (T >= max(2, len(T) // 4)) & (y > 0) & np.isfinite(y)
     if keep.sum() < 2:
@@ -128,24 +145,14 @@ def verify_result(
     exp = experiment(result)
     r = st.get(result)
     problem = default_problem(exp)
-    consts = problem.exact_constants(batch)
-    measured, notes = consts.params_for(r)
+    params, notes = theory_params(exp, r, problem, batch)
     used = set(r.parameters())
-    params: dict[str, Any] = {**measured, **{k: v for k, v in exp.params.items() if k in used}}
     for k, v in (overrides or {}).items():
         if k not in used:
             raise ParameterError(k, f"result '{result}' does not use it (it uses: {', '.join(sorted(used))})")
         params[k] = float(v)
         notes.append(f"{k} = {v:g}: given (overrides the exact value)")
-    if "M" in used:
-        params["M"] = exp.M
-    if "sum_alpha2" in used:
-        params["sum_alpha2"] = 1.0 / exp.M  # equal aggregation weights
-    for name in ("d", "d_c", "d_s"):
-        if name in used and name not in params:
-            params[name] = float(
-                problem.d if name == "d" else problem.d_c if name == "d_c" else problem.d - problem.d_c
-            )
+    measured = {k: params[k] for k in params if k not in exp.params}
     step_name = r.step
     assert step_name is not None
     admissible = float(np.asarray(st.max_step(result, {**params, "T": T}).max_step))
@@ -171,7 +178,7 @@ def _leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, A
     Ts = np.arange(1, T + 1)
     if exact:
         g = exact_moments(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch).gradnorm2[:T]
-        lhs, se = _lhs(exp.lhs, g[None, :], step)
+        lhs, se = lhs_series(exp.lhs, g[None, :], step)
         se = None
     else:
         runs = []
@@ -181,7 +188,7 @@ def _leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, A
             if len(series) < T:  # diverged: the rest of the curve is above every bound
                 series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
             runs.append(series[:T])
-        lhs, se = _lhs(exp.lhs, np.asarray(runs), step)
+        lhs, se = lhs_series(exp.lhs, np.asarray(runs), step)
     theory = {**params, step_name: step, "T": Ts.astype(float)}
     bound = np.asarray(st.bound_value(r, theory), dtype=float) * np.ones_like(Ts, dtype=float)
     ev = st.evaluate(r, {**params, step_name: step, "T": float(T)})
@@ -203,7 +210,7 @@ def _leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, A
                slope_lhs=_slope(Ts, lhs), slope_bound=_slope(Ts, bound))  # fmt: skip
 
 
-def _lhs(kind: str, g: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray | None]:
+def lhs_series(kind: str, g: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray | None]:
     """The left-hand side at T = 1..T from per-seed series g[seed, t] of ||grad f(x^t)||^2, with its se."""
     if kind == "min":  # min over t of the expectation (not the expectation of the min)
         mean_g = g.mean(0)
