@@ -108,3 +108,17 @@ def test_worst_case_search_reports_a_planted_counterexample(tmp_path, monkeypatc
     assert w.counterexample and w.ratio > 1
     w.save_problem(tmp_path / "c.json")
     assert main(["train", "sfl_v1_analysed", "--problem", str(tmp_path / "c.json"), "T=2", "--quiet"]) == 0
+
+
+def test_cached_verification_is_reused_and_a_changed_configuration_is_not(tmp_path, monkeypatch) -> None:
+    from verify.pipeline import verification
+
+    first = verification.cached_verify("cut_layer/prop1", tmp_path, T=5)
+    calls = []
+    real = verification.verify_result
+    monkeypatch.setattr(verification, "verify_result", lambda *a, **k: calls.append(k) or real(*a, **k))
+    again = verification.cached_verify("cut_layer/prop1", tmp_path, T=5)
+    assert calls == [] and np.array_equal(again.legs[0].lhs, first.legs[0].lhs)
+    assert again.verdict == first.verdict and again.legs[0].step == first.legs[0].step
+    verification.cached_verify("cut_layer/prop1", tmp_path, T=6)  # another T: computed, not reused
+    assert len(calls) == 1

@@ -320,7 +320,7 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     import sfltheory as st
     from verify.pipeline import report
     from verify.pipeline.experiments import experiment
-    from verify.pipeline.verification import verify_result
+    from verify.pipeline.verification import cached_verify
 
     for rid in ids:  # every id and override is checked before any work
         experiment(rid)
@@ -332,7 +332,8 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     for rid in ids:
         if not a.json:
             print(f"verifying {rid} ...", file=sys.stderr)
-        done.append(verify_result(rid, T=a.T, seeds=a.seeds, batch=a.batch, overrides=overrides or None))
+        cache = Path(a.out) / "cache" if a.out else None  # re-rendering a report does not recompute it
+        done.append(cached_verify(rid, cache, T=a.T, seeds=a.seeds, batch=a.batch, overrides=overrides or None))
     worst = []
     if a.worst_case:
         from verify.pipeline.verification import FIRST_ORDER

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,21 @@ class Leg:
             "predicted": self.bound.tolist(),
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Leg:
+        def arr(x: Any) -> np.ndarray:
+            return np.asarray([np.inf if v is None else v for v in x], dtype=float)
+
+        return cls(
+            mode=d["mode"], step=d["step"], applies=d["applies"], failing=tuple(d["failing_hypotheses"]),
+            T=np.asarray(d["T"], dtype=int), lhs=arr(d["measured"]),
+            lhs_se=None if d["measured_se"] is None else arr(d["measured_se"]), bound=arr(d["predicted"]),
+            verdict=d["verdict"], first_violation=d["first_violation_T"],
+            tightness=np.inf if d["tightness_at_T"] is None else d["tightness_at_T"],
+            slope_lhs=np.nan if d["decay_exponent_measured"] is None else d["decay_exponent_measured"],
+            slope_bound=np.nan if d["decay_exponent_predicted"] is None else d["decay_exponent_predicted"],
+        )  # fmt: skip
+
 
 @dataclass(frozen=True, kw_only=True)
 class Verification:
@@ -99,6 +115,44 @@ class Verification:
             "verdict": self.verdict,
             "legs": [leg.to_dict() for leg in self.legs],
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Verification:
+        return cls(
+            result=d["result"], algorithm=d["algorithm"], method=d["method"], lhs=d["lhs"], note=d["note"],
+            constants=d["constants"], constant_notes=d["constant_notes"], params=d["params"],
+            legs=tuple(Leg.from_dict(x) for x in d["legs"]),
+        )  # fmt: skip
+
+
+CACHE_FORMAT = "sfltheory.verification-cache/1"
+
+
+def cached_verify(result: str, cache: str | Path | None, **kw: Any) -> Verification:
+    """:func:`verify_result`, read from ``cache`` when the same configuration was verified before (keyed by a hash
+    of the result id, the options and the package version), else computed and saved there atomically. A changed
+    configuration never reuses a stale result."""
+    if cache is None:
+        return verify_result(result, **kw)
+    import hashlib
+    import json
+
+    from sfltheory import __version__
+    from sfltheory.atomic import write_atomic
+
+    config = {"format": CACHE_FORMAT, "result": result, "version": __version__, **kw}
+    key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    path = Path(cache) / f"{result.replace('/', '_').replace('@', '_')}-{key}.json"
+    if path.exists():
+        try:
+            return Verification.from_dict(json.loads(path.read_text())["verification"])
+        except (KeyError, ValueError, TypeError):
+            pass  # an unreadable cache entry is recomputed
+    v = verify_result(result, **kw)
+    from .report import clean
+
+    write_atomic(path, json.dumps(clean({"config": config, "verification": v.to_dict()}), allow_nan=False) + "\n")
+    return v
 
 
 def theory_params(exp: Experiment, r: Any, problem: QuadraticProblem, batch: int) -> tuple[dict[str, Any], list[str]]:
