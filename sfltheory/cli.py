@@ -309,6 +309,24 @@ def _cmd_compare(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_figs(a: argparse.Namespace) -> int:
+    import time
+
+    from .figs import FIGURES, run
+
+    if a.list:
+        for name, what in FIGURES.items():
+            print(f"{name:<20} {what}")
+        return 0
+    t0 = time.perf_counter()
+    written = run(a.names or None, a.out, small=a.small)
+    for path in written:
+        print(f"wrote {path}")
+    n = len(written) // 2
+    print(f"{len(written)} files ({n} figure{'s' * (n != 1)}) in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
 def _register_verify(sub: Any) -> None:
     """The commands the torch half owns (measure, train): ``verify.cli`` adds them. Importing it costs no torch
     import (its commands import torch when they run), so ``sfltheory list`` stays fast."""
@@ -458,6 +476,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("items", nargs="+", metavar="ID|name=value")
     _search_args(s)
     s.set_defaults(func=_cmd_compare)
+
+    s = sub.add_parser(
+        "figs",
+        help="regenerate the paper figures (paper_figs/) as PNG and PDF: figs [--out DIR] [NAME ...]",
+        description="Draws every figure of paper_figs/ (or the NAMEs given) into --out as NAME.png and NAME.pdf.",
+    )
+    s.add_argument("names", nargs="*", metavar="NAME", help="figures to draw (default: all; see --list)")
+    s.add_argument("--out", default="out/figs", help="output directory (default: out/figs)")
+    s.add_argument("--small", action="store_true", help="coarse grids and low resolution: a quick check")
+    s.add_argument("--list", action="store_true", help="list the figures and what each shows")
+    s.set_defaults(func=_cmd_figs)
 
     _register_verify(sub)
     return p

@@ -148,7 +148,7 @@ def docs() -> dict[str, str]:
     }
 
 
-def run(out_dir: Path, measure_every: int = 3) -> list[Path]:
+def run(out_dir: Path, measure_every: int = 3, pipeline: bool = True) -> list[Path]:
     files = {**docs(), "example.json": json.dumps(example(), indent=2) + "\n"}
     planned = plan_example(out_dir)
     if planned is None:
@@ -162,6 +162,14 @@ def run(out_dir: Path, measure_every: int = 3) -> list[Path]:
     for name, text in files.items():
         write_atomic(out_dir / name, text)
         written.append(out_dir / name)
+    if measured is not None and pipeline:
+        # the empirical loop: plan with the measured constants, train, verify (verify.pipeline.mainjob)
+        from verify.pipeline.mainjob import run_pipeline
+
+        from .constants import Constants
+
+        c = Constants.from_dict(json.loads(measured["constants_digits_cnn.json"]))
+        written += run_pipeline(out_dir, c)
     return written
 
 
@@ -177,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     ex = json.loads((out / "example.json").read_text())
     for rid, e in ex["editions"].items():
         print(f"{rid}: max eta {e['max_eta']:.3g} ({e['binding']}); bound at it {e['bound_at_max_eta']:.4g}")
-    for extra in ("plan_resnet18.txt", "thm43_digits_cnn.txt"):
+    for extra in ("plan_resnet18.txt", "thm43_digits_cnn.txt", "pipeline.txt"):
         if (out / extra).exists():
             print()
             print((out / extra).read_text(), end="")

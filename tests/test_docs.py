@@ -21,7 +21,7 @@ def test_docs_in_sync(name: str) -> None:
 
 
 def test_main_job_writes_reports(tmp_path: Path) -> None:
-    written = mainjob.run(tmp_path, measure_every=12)  # the measured example on 150 images: quick
+    written = mainjob.run(tmp_path, measure_every=12, pipeline=False)  # the measured example on 150 images: quick
     names = {p.name for p in written}
     assert {"CATALOGUE.md", "ERRATA.md", "VOCABULARY.md", "example.json"} <= names
     # with torch installed, the ResNet-18 worked example too

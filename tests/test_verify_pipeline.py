@@ -122,3 +122,26 @@ def test_cached_verification_is_reused_and_a_changed_configuration_is_not(tmp_pa
     assert again.verdict == first.verdict and again.legs[0].step == first.legs[0].step
     verification.cached_verify("cut_layer/prop1", tmp_path, T=6)  # another T: computed, not reused
     assert len(calls) == 1
+
+
+def test_main_job_pipeline_small(tmp_path) -> None:
+    # plan with constants (values of the order measure gives on digits), train three algorithms, verify, report
+    from sfltheory.constants import Constants, Estimate
+    from verify.pipeline.mainjob import run_pipeline
+
+    c = Constants()
+    for k, v in {
+        "L": 2.0,
+        "L[clients]": 2.5,
+        "sigma_c2[max]": 1.0,
+        "sigma_s2[max]": 3.0,
+        "eps2": 0.5,
+        "F": 2.3,
+    }.items():
+        c.set(k, Estimate(v))
+    files = run_pipeline(tmp_path, c, T=3, verify_T=4, seeds=2, results=["cut_layer/prop1", "mu_splitfed/thm4.1"])
+    names = {p.name for p in files}
+    assert {"pipeline.txt", "plan_digits.json", "train_digits.png", "report.html"} <= names
+    text = (tmp_path / "pipeline.txt").read_text()
+    assert "mu_splitfed" in text and "fedavg" in text and "verification on exact problems" in text
+    assert json.loads((tmp_path / "runs" / "sl" / "run.json").read_text())["status"] == "complete"
