@@ -5,11 +5,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${SFLTHEORY_VENV:-$ROOT/.venv}"
 STAMP="$VENV/.installed-$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)"
 if [ ! -f "$STAMP" ]; then
-  echo "setting up $VENV (first run installs sympy, numpy, scipy, matplotlib, torch CPU, pytest, ruff, mypy)" >&2
+  echo "setting up $VENV (first run installs sympy, numpy, scipy, matplotlib, torch CPU, pytest, ruff, mypy, jupytext, nbclient, ipykernel)" >&2
   python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   # torch==2.13.0 (pinned in the 'verify' extra) resolves to the CPU wheel here.
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[verify,dev]"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[verify,dev,notebooks]"
   # Fashion-MNIST (real images, read offline by verify.data.fashion_mnist) ships as Debian's
   # dataset-fashion-mnist. Best effort: only as root with apt-get; without it the tests that need it skip.
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
