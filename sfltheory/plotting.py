@@ -47,9 +47,13 @@ _FORMATS = (".png", ".pdf", ".svg")
 
 
 def _mpl() -> Any:
+    import sys
+
     import matplotlib
 
-    matplotlib.use("Agg")
+    # Files need no display: Agg everywhere, except inside a Jupyter kernel, whose inline backend shows figures.
+    if "ipykernel" not in sys.modules:
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
