@@ -145,3 +145,22 @@ def test_main_job_pipeline_small(tmp_path) -> None:
     text = (tmp_path / "pipeline.txt").read_text()
     assert "mu_splitfed" in text and "fedavg" in text and "verification on exact problems" in text
     assert json.loads((tmp_path / "runs" / "sl" / "run.json").read_text())["status"] == "complete"
+
+
+def test_every_explicit_result_has_a_verification_or_a_reason() -> None:
+    import sfltheory as st
+
+    for r in st.results():
+        if r.kind in ("theorem", "corollary", "proposition", "lemma") and r.explicit:
+            assert r.id in EXPERIMENTS or r.id in NO_EXPERIMENT, r.id
+    assert not set(EXPERIMENTS) & set(NO_EXPERIMENT)
+
+
+def test_a_corollary_is_checked_at_its_own_step_for_every_T() -> None:
+    # sl_noniid Cor. 2 sets N K eta_g eta_l = 1/sqrt(R): with N = 4, K = 2, eta_g = 1 the step at R is
+    # 1/(8 sqrt(R)); each point of the grid is a separate exact run of R rounds
+    v = verify_result("sl_noniid/cor2@explicit", T=10)
+    leg = v.legs[0]
+    assert leg.mode == "corollary's choice" and leg.T[0] == 2 and leg.T[-1] == 10
+    assert leg.step == pytest.approx(1 / (8 * np.sqrt(10)))
+    assert leg.verdict == "holds" and np.all(leg.lhs <= leg.bound)

@@ -41,6 +41,7 @@ class Experiment:
     algorithm_only: Mapping[str, Any] = field(default_factory=dict)
     noise: str = "gaussian"
     M: int = 4
+    at_choice: bool = False  # the result fixes the step as a function of T (a corollary's own choice)
     note: str = ""
 
     def __post_init__(self) -> None:
@@ -67,6 +68,22 @@ EXPERIMENTS: dict[str, Experiment] = {
                    algorithm_only={"order": "fixed"}, note=_JENSEN),
         Experiment(result="sl_noniid/thm2", algorithm="fedavg", step_to=("eta_l",), params={"K": 2, "eta_g": 1.0},
                    note=_JENSEN),
+        Experiment(result="sl_noniid/cor1@explicit", algorithm="sl", step_to=("eta_l",), params={"K": 2, "eta_g": 1.0},
+                   algorithm_only={"order": "fixed"}, at_choice=True,
+                   note="the corollary's step eta_g eta_l = 1/(L sqrt(NKR)) at every R of the grid"),
+        Experiment(result="sl_noniid/cor2@explicit", algorithm="sl", step_to=("eta_l",), params={"K": 2, "eta_g": 1.0},
+                   algorithm_only={"order": "fixed"}, at_choice=True,
+                   note="the corollary's step N K eta_g eta_l = 1/sqrt(R) at every R of the grid"),
+        Experiment(result="sl_noniid/sec4.3.speedup@explicit", algorithm="fedavg", step_to=("eta_l",),
+                   params={"K": 2, "eta_g": 1.0}, at_choice=True,
+                   note="the printed step eta_l = sqrt(N)/(L sqrt(KR)) at every R of the grid"),
+        Experiment(result="mu_splitfed/cor4.2@proof", algorithm="mu_split", step_to=("eta_c", "eta_s"), M=1,
+                   params={"tau": 2, "P": 1, "lam": 1e-3}, noise="rademacher", at_choice=True,
+                   note=_MU + "; the corollary's step at every T of the grid, radius lambda = 1e-3 in run and bound"),
+        Experiment(result="mu_splitfed/cor4.4@proof", algorithm="mu_splitfed", step_to=("eta_c", "eta_s", "eta_g"),
+                   params={"tau": 2, "P": 1, "lam": 1e-3}, noise="rademacher", at_choice=True,
+                   note=_MU + "; the corollary's step and eta_g = sqrt(tau M) at every T of the grid, radius "
+                   "lambda = 1e-3 in run and bound"),
         Experiment(result="cut_layer/prop1", algorithm="sfl_v1_analysed", step_to=("eta",), lhs="eta_avg",
                    params={"K": 2}, note="equal aggregation weights: sum_alpha2 = 1/M"),
         Experiment(result="mu_splitfed/thm4.1", algorithm="mu_split", step_to=("eta_c", "eta_s"), M=1,
@@ -97,8 +114,21 @@ NO_EXPERIMENT: dict[str, str] = {
     "sfl_aux/thm2": "bounds the gradient of the client-side auxiliary loss F^c; the trainer records f: to come",
     "sfl_aux/thm3": "bounds the server-side loss F^s at the aggregated server model: to come",
     "sfl_aux/thm4": "bounds the server-side loss F^s at the aggregated server model: to come",
-    "mu_splitfed/cor4.2": "a corollary: its choices (d_c = sqrt(d/tau), lambda) are checked by the audit (issue 13)",
-    "mu_splitfed/cor4.4": "a corollary: its choices are checked by the audit (issue 13)",
+    "mu_splitfed/cor4.2": "its split d_c = sqrt(d/tau) leaves no integer d_c on a small problem; the proof's "
+    "edition (cor4.2@proof) is verified at the corollary's step and radius",
+    "mu_splitfed/cor4.4": "its split d_c = sqrt(d/tau) leaves no integer d_c on a small problem; the proof's "
+    "edition (cor4.4@proof) is verified",
+    "sl_noniid/cor3@explicit": "its step is 'there exists eta_l' (Lemma 2 of Karimireddy et al.): no step to run",
+    "heron_sfl/thm1@round": "a per-round inequality in gap and drift terms the trainer does not record: to come",
+    "heron_sfl/thm2@round": "a per-round inequality in gap and drift terms the trainer does not record: to come",
+    "heron_sfl/thm2@floor": "the error floor alone, not a bound on a run's left-hand side",
+    "heron_sfl/lemma3": "a per-round drift lemma with bounded gradients: to come with the per-round checks",
+    "heron_sfl/lemma4": "a per-round descent lemma: to come with the per-round checks",
+    "heron_sfl/lemma5": "a per-round descent lemma: to come with the per-round checks",
+    "heron_sfl/eq45": "a per-round server-side inequality: to come with the per-round checks",
+    "sfl_aux/thm2@proof": "bounds the client-side auxiliary loss F^c: to come (as sfl_aux/thm2)",
+    "sfl_aux/thm3@appendix": "bounds the server-side loss F^s: to come (as sfl_aux/thm3)",
+    "sfl_aux/thm4@appendix": "bounds the server-side loss F^s: to come (as sfl_aux/thm4)",
 }
 
 

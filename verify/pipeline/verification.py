@@ -209,59 +209,108 @@ def verify_result(
     measured = {k: params[k] for k in params if k not in exp.params}
     step_name = r.step
     assert step_name is not None
+    exact = exp.algorithm in FIRST_ORDER
+    method = "exact moments (mean and covariance propagated)" if exact else f"Monte Carlo over {seeds} seeds"
+    if exp.at_choice:
+        leg = _choice_leg(exp, r, problem, params, T=T, seeds=seeds, batch=batch, exact=exact)
+        return Verification(
+            result=result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
+            constants={k: float(v) for k, v in measured.items()}, constant_notes=notes, params=params, legs=(leg,),
+        )  # fmt: skip
     admissible = float(np.asarray(st.max_step(result, {**params, "T": T}).max_step))
     steps = [("admissible", admissible)]
     practical_step = PRACTICAL_STEP / float(params.get("L", 1.0))
     if practical and practical_step > 1.01 * admissible:
         steps.append(("practical", practical_step))
-    exact = exp.algorithm in FIRST_ORDER
     legs = []
     for mode, step in steps:
         legs.append(_leg(exp, r, problem, params, step_name, mode, step, T=T, seeds=seeds, batch=batch, exact=exact))
-    method = "exact moments (mean and covariance propagated)" if exact else f"Monte Carlo over {seeds} seeds"
     return Verification(
         result=result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
         constants={k: float(v) for k, v in measured.items()}, constant_notes=notes, params=params, legs=tuple(legs),
     )  # fmt: skip
 
 
-def _leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, Any], step_name: str, mode: str,
-         step: float, *, T: int, seeds: int, batch: int, exact: bool) -> Leg:  # fmt: skip
-    algo_params = {**{k: v for k, v in exp.params.items() if k in {s.name for s in get(exp.algorithm).takes}},
-                   **exp.algorithm_only, **dict.fromkeys(exp.step_to, step)}  # fmt: skip
-    Ts = np.arange(1, T + 1)
+def algorithm_params(exp: Experiment, ev_params: dict[str, Any], step: float) -> dict[str, Any]:
+    """The algorithm's parameters: the experiment's shared ones and options, and each parameter the theorem's step
+    sets at the value the theorem itself derives for it (MU-SplitFed: eta_s = eta, eta_c = tau eta)."""
+    takes = {s.name for s in get(exp.algorithm).takes}
+    out = {**{k: v for k, v in exp.params.items() if k in takes}, **exp.algorithm_only}
+    for name in exp.step_to:
+        out[name] = float(np.asarray(ev_params[name])) if name in ev_params else step
+    return out
+
+
+def _measure(exp: Experiment, problem: QuadraticProblem, algo_params: dict[str, Any], T: int, *, seeds: int,
+             batch: int, exact: bool) -> np.ndarray:  # fmt: skip
+    """||grad f(x^t)||^2 for t < T: one exact row, or one row per seed (inf after a divergence)."""
     if exact:
-        g = exact_moments(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch).gradnorm2[:T]
-        lhs, se = lhs_series(exp.lhs, g[None, :], step)
-        se = None
-    else:
-        runs = []
-        for s in range(seeds):
-            out = run(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch, seed=s, progress=False)
-            series = out.series("gradnorm2")
-            if len(series) < T:  # diverged: the rest of the curve is above every bound
-                series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
-            runs.append(series[:T])
-        lhs, se = lhs_series(exp.lhs, np.asarray(runs), step)
-    theory = {**params, step_name: step, "T": Ts.astype(float)}
-    bound = np.asarray(st.bound_value(r, theory), dtype=float) * np.ones_like(Ts, dtype=float)
-    ev = st.evaluate(r, {**params, step_name: step, "T": float(T)})
-    failing = tuple(h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds)))
+        return exact_moments(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch).gradnorm2[None, :T]
+    runs = []
+    for s in range(seeds):
+        out = run(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch, seed=s, progress=False)
+        series = out.series("gradnorm2")
+        if len(series) < T:  # diverged: the rest of the curve is above every bound
+            series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
+        runs.append(series[:T])
+    return np.asarray(runs)
+
+
+def _verdict(Ts: np.ndarray, lhs: np.ndarray, se: np.ndarray | None, bound: np.ndarray) -> tuple[str, int | None]:
     finite = np.isfinite(bound) & (bound >= 0)
     if not finite.all():
-        verdict, first = "void", None
-    elif se is None:
+        return "void", None
+    if se is None:
         bad = np.nonzero(lhs > bound * (1 + 1e-9))[0]
-        verdict, first = ("violated", int(Ts[bad[0]])) if len(bad) else ("holds", None)
-    else:
-        over = np.nonzero(lhs - 3 * se > bound)[0]
-        under = bool(np.all(lhs + 3 * se <= bound))
-        verdict = "violated" if len(over) else ("holds" if under else "inconclusive")
-        first = int(Ts[over[0]]) if len(over) else None
+        return ("violated", int(Ts[bad[0]])) if len(bad) else ("holds", None)
+    over = np.nonzero(lhs - 3 * se > bound)[0]
+    under = bool(np.all(lhs + 3 * se <= bound))
+    return ("violated" if len(over) else ("holds" if under else "inconclusive")), (
+        int(Ts[over[0]]) if len(over) else None
+    )
+
+
+def _leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, Any], step_name: str, mode: str,
+         step: float, *, T: int, seeds: int, batch: int, exact: bool) -> Leg:  # fmt: skip
+    ev = st.evaluate(r, {**params, step_name: step, "T": float(T)})
+    algo_params = algorithm_params(exp, ev.params, step)
+    Ts = np.arange(1, T + 1)
+    lhs, se = lhs_series(exp.lhs, _measure(exp, problem, algo_params, T, seeds=seeds, batch=batch, exact=exact), step)
+    theory = {**params, step_name: step, "T": Ts.astype(float)}
+    bound = np.asarray(st.bound_value(r, theory), dtype=float) * np.ones_like(Ts, dtype=float)
+    failing = tuple(h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds)))
+    verdict, first = _verdict(Ts, lhs, se, bound)
     return Leg(mode=mode, step=step, applies=not failing, failing=failing, T=Ts, lhs=lhs, lhs_se=se, bound=bound,
                verdict=verdict, first_violation=first,
                tightness=float(bound[-1] / lhs[-1]) if lhs[-1] > 0 else math.inf,
                slope_lhs=_slope(Ts, lhs), slope_bound=_slope(Ts, bound))  # fmt: skip
+
+
+def _choice_leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, Any], *, T: int, seeds: int,
+                batch: int, exact: bool) -> Leg:  # fmt: skip
+    """A corollary's own choice of the step depends on T: one run per T on a grid, each at the step the corollary
+    sets for that T, its left-hand side at T against the bound at T."""
+    grid = np.unique(np.geomspace(2, T, num=min(T - 1, 6)).round().astype(int)) if T > 2 else np.array([T])
+    lhs_pts, se_pts, bound_pts, steps, failing_all = [], [], [], [], set()
+    assert r.step is not None
+    for t in grid:
+        ev = st.evaluate(r, {**params, "T": float(t)})
+        step = float(np.asarray(ev.params[r.step]))
+        g = _measure(exp, problem, algorithm_params(exp, ev.params, step), int(t), seeds=seeds, batch=batch,
+                     exact=exact)  # fmt: skip
+        lhs, se = lhs_series(exp.lhs, g, step)
+        lhs_pts.append(lhs[-1])
+        se_pts.append(np.nan if se is None else se[-1])
+        bound_pts.append(float(np.asarray(ev.value)))
+        steps.append(step)
+        failing_all |= {h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds))}
+    lhs_a, bound_a = np.asarray(lhs_pts), np.asarray(bound_pts)
+    se_a = None if exact else np.asarray(se_pts)
+    verdict, first = _verdict(grid, lhs_a, se_a, bound_a)
+    return Leg(mode="corollary's choice", step=steps[-1], applies=not failing_all, failing=tuple(sorted(failing_all)),
+               T=grid, lhs=lhs_a, lhs_se=se_a, bound=bound_a, verdict=verdict, first_violation=first,
+               tightness=float(bound_a[-1] / lhs_a[-1]) if lhs_a[-1] > 0 else math.inf,
+               slope_lhs=_slope(grid, lhs_a), slope_bound=_slope(grid, bound_a))  # fmt: skip
 
 
 def lhs_series(kind: str, g: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray | None]:
