@@ -3,9 +3,9 @@
 sigma^2 = (1/n) sum_i ||g_i - gbar||^2 with g_i the gradient of sample i's loss (issue 5). The baseline is
 one gradient of the mean loss over the n samples (``Objective.grad``, 1.0). Target: the exact sigma^2 with
 the hooks engine (``obj.grad`` for gbar, then ``persample_norms(center=gbar)``) within 3x of it. Compared:
-the vmap engine, a per-sample loop (timed on a slice and scaled to n) and BackPACK's ``Variance``, which
-returns the element-wise variance of the g_i for a *sum* loss (1/N^2 of it for a mean loss), so its sum
-over elements is our sigma^2; the script reports how far the values agree.
+the vmap engine and a per-sample loop (timed on a slice and scaled to n). The agreement with BackPACK (its
+``Variance`` and ``BatchL2Grad``) is a test now, ``tests/test_persample.py::test_against_backpack``, skipped
+where BackPACK is not installed (issue 11); the timings of BackPACK are in benchmarks/RESULTS.md (issue 5).
 
 ``--memory`` instead runs sigma^2 on a ~10^7-parameter model and reports the peak resident memory of the
 process (run it on its own: the peak is the process's lifetime maximum).
@@ -21,7 +21,6 @@ import os
 import platform
 import resource
 import time
-import warnings
 from collections.abc import Callable
 from functools import partial
 
@@ -77,28 +76,6 @@ def loop_sigma2(obj: Objective, gbar: dict[str, torch.Tensor], m: int) -> float:
     return total / m
 
 
-def backpack_sigma2(model: nn.Module, X: torch.Tensor, y: torch.Tensor, reduction: str = "sum") -> float | None:
-    """BackPACK's Variance: with a sum loss Var_i[g_i] element-wise, so summed over elements it is sigma^2; with
-    a mean loss that of g_i / n, so n^2 times it.
-
-    BackPACK needs one backward over all n samples (its variance is not additive over chunks), as it is used."""
-    try:
-        from backpack import backpack, extend
-        from backpack.extensions import Variance
-    except ImportError:
-        return None
-    extend(model)
-    model.eval()
-    warnings.filterwarnings("ignore", message="Full backward hook is firing")  # no input requires grad: expected
-    model.zero_grad()
-    loss = nn.functional.cross_entropy(model(X), y, reduction=reduction)
-    with backpack(Variance()):
-        loss.backward()
-    out = sum(float(getattr(p, "variance").sum()) for p in model.parameters())  # noqa: B009 (set by BackPACK)
-    model.zero_grad()
-    return out * (X.shape[0] ** 2 if reduction == "mean" else 1)
-
-
 def speed(a: argparse.Namespace) -> None:
     torch.manual_seed(0)
     X, y = torch.randn(a.n, 1, 28, 28), torch.randint(0, 10, (a.n,))
@@ -106,15 +83,7 @@ def speed(a: argparse.Namespace) -> None:
         f"Machine: {cpu_name()}, {os.cpu_count()} cores, torch.set_num_threads({torch.get_num_threads()}); "
         f"Python {platform.python_version()}, torch {torch.__version__}"
     )
-    try:
-        from importlib.metadata import version
-
-        import backpack  # noqa: F401
-
-        bp, have_backpack = f"backpack-for-pytorch {version('backpack-for-pytorch')}", True
-    except ImportError:
-        bp, have_backpack = "BackPACK not installed (skipped)", False
-    print(f"float32, n = {a.n}, chunk = {a.chunk}, best of >= {a.repeat} runs (more while they fit in 2 s); {bp}")
+    print(f"float32, n = {a.n}, chunk = {a.chunk}, best of >= {a.repeat} runs (more while they fit in 2 s)")
     for name in a.models:
         torch.manual_seed(1)  # the same weights whichever models run
         model = build(name)
@@ -132,18 +101,6 @@ def speed(a: argparse.Namespace) -> None:
         gbar = obj.grad()
         t_loop = best_of(partial(loop_sigma2, obj, gbar, m), 1) * a.n / m + t_grad
         rows.append((f"`obj.grad` + per-sample loop (timed on {m} samples, scaled to n)", t_loop, ""))
-        if a.backpack and have_backpack:
-            fresh = build(name)  # BackPACK's extend() changes the module: keep ours untouched
-            fresh.load_state_dict(model.state_dict())
-            for mod in fresh.modules():  # BackPACK's module backward hooks forbid in-place ops on the outputs
-                if isinstance(mod, nn.ReLU):
-                    mod.inplace = False
-            bp_val = backpack_sigma2(fresh, X, y)
-            bp_mean = backpack_sigma2(fresh, X, y, "mean")
-            t_bp = best_of(partial(backpack_sigma2, fresh, X, y), a.repeat)
-            assert bp_val is not None and bp_mean is not None
-            agree = f"rel. diff {abs(bp_val / s_hooks - 1):.1e}; mean loss x n^2: {abs(bp_mean / s_hooks - 1):.1e}"
-            rows.append(("BackPACK `Variance` (sum loss, one batch)", t_bp, f"{bp_val:.6g} ({agree})"))
         print(f"\n{name}: {d:,} parameters; one full-batch gradient {t_grad:.3f} s")
         print("\n| path | time (s) | / one gradient | sigma^2 |")
         print("|---|---|---|---|")
@@ -191,7 +148,6 @@ def main() -> None:
     ap.add_argument("--loop", type=int, default=64, help="samples the per-sample loop is timed on")
     ap.add_argument("--models", nargs="+", default=["cnn", "mlp"], choices=["cnn", "mlp"])
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--no-backpack", dest="backpack", action="store_false")
     ap.add_argument("--memory", action="store_true", help="peak-memory check on a ~10^7-parameter model instead")
     ap.add_argument("--memory-model", default="resnet18", choices=["resnet18", "mlp"])
     a = ap.parse_args()

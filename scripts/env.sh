@@ -10,6 +10,11 @@ if [ ! -f "$STAMP" ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
   # torch==2.13.0 (pinned in the 'verify' extra) resolves to the CPU wheel here.
   "$VENV/bin/python" -m pip install -q -e "$ROOT[verify,dev,notebooks]"
+  # Cross-library tests (tests/test_curvature.py, tests/test_persample.py) check against PyHessian and BackPACK.
+  # Their declared dependencies would replace the pinned torch, so they go in without them (--no-deps);
+  # BackPACK needs einops and unfoldNd at import. The tests skip with the reason if these are absent.
+  "$VENV/bin/python" -m pip install -q --no-deps "pyhessian==0.1" "backpack-for-pytorch==1.7.1" \
+    "einops==0.8.2" "unfoldNd==0.2.3" || echo "cross-library packages not installed: their tests will skip" >&2
   # Fashion-MNIST (real images, read offline by verify.data.fashion_mnist) ships as Debian's
   # dataset-fashion-mnist. Best effort: only as root with apt-get; without it the tests that need it skip.
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \

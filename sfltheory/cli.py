@@ -80,9 +80,14 @@ def _with_constants(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, 
         return params
     from .constants import Constants
 
-    measured, notes = Constants.load(a.constants).params_for(a.id)
+    c = Constants.load(a.constants)
+    measured, notes = c.params_for(a.id)
     for n in notes:
         print(f"# {n}", file=sys.stderr)
+    # Another variant standing in for what an assumption needs (L for L[clients] under "every local objective is
+    # L-smooth"): one warning line each, unless the value is given on the command line.
+    for w in c.fallbacks(a.id, given=params):
+        print(f"sfltheory: warning: {w}", file=sys.stderr)
     return {**measured, **params}
 
 

@@ -25,6 +25,10 @@ from .registry import get
 from .result import Result
 
 FORMAT = "sfltheory.constants/1"
+# An unreliable estimate (se > |value|) is told the count that would bring its se to this fraction of |value|.
+RELIABLE_SE = 0.5
+# Keys of Estimate.to_dict computed from the fields (ignored when read back).
+DERIVED = ("unreliable", "needed", "reliability")
 
 
 @dataclass(frozen=True)
@@ -48,14 +52,53 @@ class Estimate:
         if not math.isfinite(self.value):
             raise ParameterError("value", f"an estimate must be finite, got {self.value} ({self.method})")
 
+    # ---- reliability -----------------------------------------------------------------------------------------
+    @property
+    def unreliable(self) -> bool:
+        """True when the standard error exceeds the value's modulus: the sign and size are not established."""
+        return self.se is not None and self.se > abs(self.value)
+
+    def needed(self, rel: float = RELIABLE_SE) -> int | None:
+        """The probe count (or, for an estimate without probes, the sample count) that would bring the standard
+        error down to ``rel`` x |value|, assuming se scales as 1/sqrt(count) (Monte Carlo; conservative for
+        Hutch++, whose error falls faster): ``ceil(count * (se / (rel |value|))^2)``. ``None`` without an se or a
+        count; the current count when it already suffices."""
+        count = self.probes if self.probes is not None else self.n
+        if self.se is None or count is None or count < 1:
+            return None
+        if self.value == 0:
+            return None if self.se > 0 else count
+        return max(count, math.ceil(count * (self.se / (rel * abs(self.value))) ** 2))
+
+    @property
+    def reliability(self) -> str:
+        """One line for an unreliable estimate (empty otherwise): how far off, and the count that would fix it."""
+        if not self.unreliable:
+            return ""
+        unit = "probes" if self.probes is not None else "samples"
+        need = self.needed()
+        fix = f"; about {need:,} {unit} would bring it to |value|/{1 / RELIABLE_SE:g}" if need is not None else ""
+        return f"unreliable: se {self.se:.2g} > |value| {abs(self.value):.3g}{fix}"
+
+    # ---- serialisation ---------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The fields that are set; an unreliable estimate adds ``unreliable: true``, ``needed`` (the count of
+        :meth:`needed`) and ``reliability`` (the line :meth:`__str__` prints). Those three are derived: read back,
+        they are recomputed."""
         d = {k: v for k, v in asdict(self).items() if v not in (None, "")}
         if self.interval is not None:
             d["interval"] = list(self.interval)
+        if self.unreliable:
+            d["unreliable"] = True
+            need = self.needed()
+            if need is not None:
+                d["needed"] = need
+            d["reliability"] = self.reliability
         return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Estimate:
+        d = {k: v for k, v in d.items() if k not in DERIVED}
         unknown = set(d) - {f.name for f in fields(cls)}
         if unknown:
             raise ParameterError("constants", f"unknown field '{sorted(unknown)[0]}' in an estimate")
@@ -68,6 +111,8 @@ class Estimate:
             s += f" ± {self.se:.2g}"
         if self.interval is not None:
             s += f" in [{self.interval[0]:.6g}, {self.interval[1]:.6g}]"
+        if self.unreliable:
+            s += f" ({self.reliability})"
         return s
 
 
@@ -145,6 +190,46 @@ PICKS: dict[str, tuple[Pick, ...]] = {
 }
 
 
+@dataclass(frozen=True)
+class Choice:
+    """What :meth:`Constants.choices` picked for one assumption's constant: ``key`` the variant used (``None``
+    when nothing was measured), ``value`` its value. ``fallback`` is true when the variant the assumption needs
+    (``pick.keys[0]``) was not measured and another stands in, e.g. ``L`` (the top eigenvalue of f) for
+    ``L[clients]`` (the max over the clients' f_m) where a theorem assumes every local objective L-smooth."""
+
+    name: str
+    key: str | None
+    value: float | None
+    pick: Pick
+    assumption: str
+
+    @property
+    def wanted(self) -> str:
+        return self.pick.keys[0]
+
+    @property
+    def fallback(self) -> bool:
+        return self.key is not None and self.key != self.wanted
+
+
+# Names no assumption introduces, filled from a measurement when a result uses them.
+PLAIN = ("F", "d", "d_c", "d_s", "gradnorm2_f")
+
+
+def needed_keys(result: Result | str) -> list[str]:
+    """The measured keys a result needs, by its assumptions: each pick's first (strongest) variant, ``|``-joined
+    keys split, then the plain names it uses (``F``, ``d_c`` ...). ``sfltheory measure --for ID`` measures these."""
+    r = get(result) if isinstance(result, str) else result
+    used = set(r.parameters())
+    out: dict[str, None] = {}
+    for a in r.assumptions:
+        for pick in PICKS.get(a.key, ()):
+            if pick.name in used:
+                out.update(dict.fromkeys(pick.keys[0].split("|")))
+    out.update(dict.fromkeys(n for n in PLAIN if n in used))
+    return list(out)
+
+
 @dataclass
 class Constants:
     """Measured constants by canonical name, with variants, uncertainties and the conditions of the measurement.
@@ -199,28 +284,57 @@ class Constants:
                 return key, max(e.value for e in ests if e is not None)
         return None
 
+    def choices(self, result: Result | str) -> list[Choice]:
+        """For each constant the result's assumptions introduce and the result uses, the variant picked: the
+        first of the pick's keys that was measured (see :class:`Choice`; ``fallback`` marks a stand-in)."""
+        r = get(result) if isinstance(result, str) else result
+        used = set(r.parameters())
+        out: dict[str, Choice] = {}  # a later assumption's pick may fill a name an earlier one found unmeasured
+        for a in r.assumptions:
+            for pick in PICKS.get(a.key, ()):
+                if pick.name not in used or (pick.name in out and out[pick.name].key is not None):
+                    continue
+                hit = self._lookup(pick.keys)
+                if hit is not None:
+                    out[pick.name] = Choice(pick.name, hit[0], hit[1], pick, a.name)
+                elif pick.name not in out:
+                    out[pick.name] = Choice(pick.name, None, None, pick, a.name)
+        return list(out.values())
+
+    def fallbacks(self, result: Result | str, given: Iterable[str] = ()) -> list[str]:
+        """One line per constant for which another variant stands in for the one the result's assumption needs
+        (``bound --constants`` prints them as warnings); names in ``given`` (set by hand) are skipped."""
+        rid = result if isinstance(result, str) else result.id
+        skip = set(given)
+        return [
+            f"{c.name}: {c.assumption} needs {c.wanted} ({c.pick.why}), which was not measured; using {c.key} "
+            f"in its place, not what the assumption states (measure with `sfltheory measure --for {rid}`)"
+            for c in self.choices(result)
+            if c.fallback and c.name not in skip
+        ]
+
     def params_for(self, result: Result | str) -> tuple[dict[str, float], list[str]]:
         """The measured values a result needs, chosen by its assumptions, and one note per choice.
 
         Names no assumption introduces (``F``, ``d``, ``d_c``, ``d_s``, ``gradnorm2_f``) are filled when the
         result uses them. A needed constant that was not measured is left out (and noted), so evaluation
-        asks for it by name.
+        asks for it by name. Where only another variant was measured it is used, and its note says so
+        (:meth:`fallbacks` lists those alone).
         """
         r = get(result) if isinstance(result, str) else result
         used = set(r.parameters())
         out: dict[str, float] = {}
         notes: list[str] = []
-        for a in r.assumptions:
-            for pick in PICKS.get(a.key, ()):
-                if pick.name not in used or pick.name in out:
-                    continue
-                hit = self._lookup(pick.keys)
-                if hit is None:
-                    notes.append(f"{pick.name}: not measured ({a.name}: {pick.why}; measure {pick.keys[0]})")
-                    continue
-                out[pick.name] = hit[1]
-                notes.append(f"{pick.name} = {hit[0]}: {pick.why} ({a.name})")
-        for name in ("F", "d", "d_c", "d_s", "gradnorm2_f"):
+        for c in self.choices(r):
+            if c.key is None or c.value is None:
+                notes.append(f"{c.name}: not measured ({c.assumption}: {c.pick.why}; measure {c.wanted})")
+                continue
+            out[c.name] = c.value
+            if c.fallback:
+                notes.append(f"{c.name} = {c.key} (fallback: {c.wanted} not measured): {c.pick.why} ({c.assumption})")
+            else:
+                notes.append(f"{c.name} = {c.key}: {c.pick.why} ({c.assumption})")
+        for name in PLAIN:
             est = self.get(name)
             if name in used and name not in out and est is not None:
                 out[name] = est.value

@@ -1,7 +1,8 @@
 """Curvature estimates (extreme eigenvalues, trace, effective rank, secants) against closed forms, in float64.
 
 Least squares f(w) = (1/2n)||Xw - y||^2 has Hessian X^T X / n exactly (with a bias: A^T A / n, A = [X, 1]);
-for a tanh MLP the Hessian is computed independently with torch.func.hessian of the flattened loss.
+for a tanh MLP the Hessian is computed independently with torch.func.hessian of the flattened loss. The
+cross-library test runs PyHessian (skipped when it is not installed) on the same model.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from torch.func import functional_call  # noqa: E402
 from sfltheory.errors import ParameterError  # noqa: E402
 from verify.constants.curvature import (  # noqa: E402
     HessianOperator,
+    block_traces,
     dense_hessian,
     effective_rank,
     extreme_eigenvalue,
     hessian_trace,
+    lanczos,
     secant_smoothness,
 )
 from verify.ops.objective import Objective  # noqa: E402
@@ -220,3 +223,105 @@ def test_bad_input_names_the_parameter() -> None:
         with pytest.raises(ParameterError) as e:
             call()
         assert e.value.name == name
+
+
+def test_lanczos_thick_restarts_and_both_ends() -> None:
+    # ncv 8 on 40 parameters: restarts; both ends from one run, to tol 1e-10 of ||H||
+    X = design(300, 40, seed=8)
+    exact = np.linalg.eigvalsh(X.T @ X / 300)
+    obj = least_squares(X)
+    s = lanczos(obj, tol=1e-10, ncv=8, maxiter=500)
+    assert s.top.converged and s.bottom.converged and s.matvecs > 8  # restarted
+    assert s.top.value == pytest.approx(exact[-1], rel=1e-8)
+    assert abs(s.bottom.value - exact[0]) <= 1e-8 * exact[-1]
+    for e, want in ((s.top, exact[-1]), (s.bottom, exact[0])):
+        assert abs(e.value - want) <= e.residual + 1e-12  # the interval holds it (up to the rounding of H)
+    # the basis is orthonormal and projects H: V H V^T = T
+    V = s.basis.numpy()
+    np.testing.assert_allclose(V @ V.T, np.eye(V.shape[0]), atol=1e-12)
+    np.testing.assert_allclose(V @ (X.T @ X / 300) @ V.T, s.projected, atol=1e-10)
+
+
+def test_lanczos_singular_and_rank_deficient() -> None:
+    # 30 columns of which 10 repeat others: X^T X has a null space of dimension 10, lambda_min = 0 exactly
+    base = design(200, 20, seed=9)
+    X = np.hstack([base, base[:, :10]])
+    exact = np.linalg.eigvalsh(X.T @ X / 200)
+    assert abs(exact[0]) < 1e-12
+    e = extreme_eigenvalue(least_squares(X), which="smallest")
+    assert e.converged and abs(e.value) <= e.residual and abs(e.value) <= 1e-4 * exact[-1]
+
+
+def test_block_traces_share_products() -> None:
+    # A = [X, 1]: tr H = tr A^T A / n over both parts, from one set of whole-model products
+    X = design(120, 30, seed=10, decay=0.8)
+    A = np.hstack([X, np.ones((120, 1))])
+    H = A.T @ A / 120
+    obj = least_squares(X, bias=True)
+    op = HessianOperator(obj)
+    s = lanczos(op, tol=1e-3)
+    before = op.matvecs
+    t = block_traces(op, s, [None, "client", "server"], probes=40, seed=1)
+    assert op.matvecs - before == 40 and t["client"].probes == 40
+    for p, want in ((None, np.trace(H)), ("client", np.trace(H[:30, :30])), ("server", H[30, 30])):
+        assert abs(t[p].value - want) <= 4 * t[p].se + 1e-12, (p, t[p], want)
+    # the deflated estimator through hessian_trace(basis=...) and effective_rank(spectrum=...)
+    assert hessian_trace(op, probes=40, seed=1, basis=s).value == pytest.approx(t[None].value, rel=1e-12)
+    r = effective_rank(op, probes=40, seed=1, spectrum=s)
+    assert r.value == pytest.approx(t[None].value / s.top.value, rel=1e-12)
+    assert r.probes == 40 + s.matvecs
+    with pytest.raises(ParameterError) as e:
+        block_traces(op.restrict("client"), s, [None], probes=4)
+    assert e.value.name == "spectrum"
+
+
+def test_retain_auto_and_restrict_share_the_graph() -> None:
+    obj, H = tanh_mlp_objective()
+    v = np.random.default_rng(1).standard_normal(H.shape[0])
+    auto = HessianOperator(obj, retain="auto")
+    assert auto.retained and auto.graph_bytes > 0
+    np.testing.assert_allclose(auto @ v, H @ v, rtol=1e-10, atol=1e-13)
+    small = HessianOperator(obj, retain="auto", budget=1.0)  # no graph fits in one byte: products rebuild it
+    assert not small.retained
+    np.testing.assert_allclose(small @ v, H @ v, rtol=1e-10, atol=1e-13)
+    split = Objective(obj.model, nn.CrossEntropyLoss(), obj.X, obj.y,
+                      Split({"client": ("0.weight", "0.bias"), "server": ("2.weight", "2.bias")}), device="cpu")  # fmt: skip
+    whole = HessianOperator(split, retain=True)
+    srv = whole.restrict("server")
+    assert srv._graphs is whole._graphs  # one kept graph for every view
+    np.testing.assert_allclose(srv @ v[35:], H[35:, 35:] @ v[35:], rtol=1e-10, atol=1e-13)
+    with pytest.raises(ParameterError) as e:
+        HessianOperator(obj, retain="sometimes")
+    assert e.value.name == "retain"
+
+
+def test_cross_library_pyhessian() -> None:
+    """PyHessian's power iteration (Yao et al. 2020) and ours against torch.func.hessian + eigvalsh."""
+    pytest.importorskip("pyhessian", reason="PyHessian is not installed (pip install --no-deps pyhessian)")
+    from pyhessian import hessian
+
+    torch.manual_seed(2)
+    model = nn.Sequential(nn.Linear(6, 10), nn.Tanh(), nn.Linear(10, 4))  # float32, as PyHessian assumes
+    X = torch.randn(80, 6)
+    y = torch.randint(0, 4, (80,))
+    ref = model.double()
+    names = [n for n, _ in ref.named_parameters()]
+    shapes = [p.shape for _, p in ref.named_parameters()]
+    theta = torch.cat([p.detach().reshape(-1) for p in ref.parameters()])
+
+    def loss(th: torch.Tensor) -> torch.Tensor:
+        ps = dict(zip(names, [t.view(s) for t, s in zip(th.split([int(np.prod(s)) for s in shapes]), shapes,
+                                                         strict=True)], strict=True))  # fmt: skip
+        return nn.functional.cross_entropy(functional_call(ref, ps, (X.double(),)), y)
+
+    w = torch.linalg.eigvalsh(torch.func.hessian(loss)(theta)).numpy()
+    model = model.float()
+    top = w[np.argmax(np.abs(w))]
+    assert top == w[-1] and abs(w[0]) < 0.5 * top  # a well separated top: power iteration converges
+    torch.manual_seed(0)
+    vals, _ = hessian(model, nn.CrossEntropyLoss(), data=(X, y), cuda=False).eigenvalues(maxIter=500, tol=1e-7)
+    model.zero_grad(set_to_none=True)
+    ours = extreme_eigenvalue(Objective(model, nn.CrossEntropyLoss(), X, y, device="cpu"), tol=1e-6)
+    assert vals[0] == pytest.approx(top, rel=1e-4)
+    assert ours.value == pytest.approx(top, rel=1e-5) and abs(ours.value - top) <= ours.residual + 1e-6 * top
+    assert ours.value == pytest.approx(vals[0], rel=1e-4)

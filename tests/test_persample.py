@@ -3,7 +3,9 @@
 Everything runs in float64, so the engines must agree with the loop to rounding (rtol 1e-10). The models cover
 every per-sample rule of the hooks engine: Linear on 2-D and 3-D inputs, Conv2d with stride, padding, dilation
 and groups, Conv1d with 'same' reflect padding, BatchNorm1d/2d in eval mode, in-place ReLU after hooked layers;
-both the formed and the Gram ("ghost") path of each layer are forced in turn.
+both the formed and the Gram ("ghost") path of each layer are forced in turn. Issue 11 adds recurrent models
+(vmap aliasing, the loop engine), parameters used outside their module, batch norm without running statistics,
+and an optional cross-check against BackPACK.
 """
 
 from __future__ import annotations
@@ -349,3 +351,180 @@ def test_float32_against_float64() -> None:
     res32 = persample_norms(obj32, center=obj32.grad())
     assert res32.raw["all"].dtype == DT
     torch.testing.assert_close(res32.centred["all"], res64.centred["all"], rtol=1e-5, atol=0)
+
+
+# ---- issue 11 ------------------------------------------------------------------------------------------------
+
+
+class Recurrent(nn.Module):
+    """An nn.LSTM/GRU/RNN over a (B, T, 3) sequence, its last output through a Linear head."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.rnn = getattr(nn, kind)(3, 5, batch_first=True)
+        self.head = nn.Linear(5, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        out, _ = self.rnn(x)
+        return self.head(out[:, -1])
+
+
+def recurrent(kind: str, dtype: torch.dtype) -> Objective:
+    torch.manual_seed(5)
+    model = Recurrent(kind).to(dtype)
+    X, y = torch.randn(12, 4, 3, dtype=dtype), torch.randint(0, 2, (12,))
+    sp = Split.from_prefixes(model, {"client": ["rnn"], "server": ["head"]})
+    return Objective(model, nn.CrossEntropyLoss(), X, y, sp, chunk=5, device="cpu")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_recurrent_models_match_loop(kind: str, dtype: torch.dtype) -> None:
+    # Before: an LSTM in float32 went through vmap, which returns ONE tensor for bias_ih and bias_hh (their
+    # gradients are equal), and centring the first in place corrupted the second (sigma^2 0.969919 against
+    # 0.969442); GRU, RNN and a float64 LSTM crashed ("output with shape [1, 5] doesn't match the broadcast shape
+    # [40, 1, 5]": torch.func has no batching rule for aten::gru & co). The reference is the per-sample loop.
+    obj = recurrent(kind, dtype)
+    gbar = obj.grad()
+    raw, cen, gsum = loop(obj, gbar)
+    res = persample_norms(obj, center=gbar)
+    tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == DT else {"rtol": 2e-5, "atol": 1e-7}
+    for part in raw:
+        torch.testing.assert_close(res.raw[part], raw[part], **tol)
+        torch.testing.assert_close(res.centred[part], cen[part], **tol)
+    for k in gsum:
+        torch.testing.assert_close(res.grad_sum[k].to(DT), gsum[k].to(DT), **tol)
+    loop_res = persample_norms(obj, center=gbar, engine="loop")
+    assert loop_res.engine == "loop"
+    for part in raw:
+        torch.testing.assert_close(loop_res.centred[part], cen[part], **tol)
+
+
+def test_lstm_vmap_bias_aliasing() -> None:
+    # the vmap engine itself, on the case it runs (an LSTM in float32): bias_ih and bias_hh have the same
+    # per-sample gradient, so their centred norms must be equal and match the loop's
+    obj = recurrent("LSTM", torch.float32)
+    gbar = obj.grad()
+    _, cen, _ = loop(obj, gbar)
+    res = persample_norms(obj, center=gbar, engine="vmap")
+    assert res.engine == "vmap"
+    torch.testing.assert_close(res.centred["client"], cen["client"], rtol=2e-5, atol=1e-7)
+    torch.testing.assert_close(res.centred["server"], cen["server"], rtol=2e-5, atol=1e-7)
+
+
+def test_vmap_refusal_names_the_engine() -> None:
+    obj = recurrent("GRU", DT)
+    with pytest.raises(ParameterError, match="'vmap' cannot run this model") as e:
+        persample_norms(obj, engine="vmap")
+    assert e.value.name == "engine"
+
+
+class Reuse(nn.Module):
+    """A Linear weight used by its module and again outside it: as a decoder (``F.linear(h, enc.weight.t())``,
+    an autoencoder's tied decoder) or through a slice of it. Hooks on ``enc`` see only the first use."""
+
+    def __init__(self, how: str) -> None:
+        super().__init__()
+        self.how = how
+        self.enc = nn.Linear(6, 4)
+        self.head = nn.Linear(6, 3)
+
+    def forward(self, x: Tensor) -> Tensor:
+        h = torch.tanh(self.enc(x))
+        if self.how == "transpose":
+            return self.head(nn.functional.linear(h, self.enc.weight.t()))
+        return self.head(torch.cat([h, h @ self.enc.weight[:, :2]], 1))
+
+
+@pytest.mark.parametrize("how", ["transpose", "slice"])
+def test_parameter_used_outside_its_module(how: str) -> None:
+    # Before: the hooks engine was chosen and sigma^2 came out 1.137 against 1.303 (-12.8%). Now every autograd
+    # edge into a hooked layer's parameter is counted; two edges mean a use no hook sees, and auto falls back.
+    torch.manual_seed(6)
+    model = Reuse(how).to(DT)
+    obj = Objective(model, nn.CrossEntropyLoss(), torch.randn(9, 6, dtype=DT), torch.randint(0, 3, (9,)), device="cpu")
+    gbar = obj.grad()
+    raw, cen, _ = loop(obj, gbar)
+    res = persample_norms(obj, center=gbar)
+    assert res.engine == "vmap"
+    close(res.raw["all"], raw["all"])
+    close(res.centred["all"], cen["all"])
+    with pytest.raises(ParameterError, match=r"'enc\.weight' is used 2 times") as e:
+        persample_norms(obj, engine="hooks")
+    assert e.value.name == "engine"
+    assert no_hooks_left(model)
+
+
+def test_tied_decoder_weights() -> None:
+    # a decoder Linear whose weight IS the encoder's (registered twice): refused by the hooks, exact by vmap
+    torch.manual_seed(7)
+    model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2)).to(DT)
+    model[2].weight = model[0].weight
+    obj = Objective(model, nn.CrossEntropyLoss(), torch.randn(7, 4, dtype=DT), torch.randint(0, 2, (7,)), device="cpu")
+    gbar = obj.grad()
+    raw, cen, _ = loop(obj, gbar)
+    res = persample_norms(obj, center=gbar)
+    assert res.engine == "vmap"
+    close(res.centred["all"], cen["all"])
+    close(res.raw["all"], raw["all"])
+
+
+def test_batchnorm_without_running_stats_refused() -> None:
+    # track_running_stats=False: eval mode still normalises with the batch's statistics, so a sample's loss
+    # depends on the rest of its batch and per-sample gradients are undefined -- refused, in one line
+    from verify.constants.measure import measure
+
+    model = nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1d(5, track_running_stats=False), nn.Linear(5, 2))
+    X, y = torch.randn(10, 4), torch.randint(0, 2, (10,))
+    obj = Objective(model, nn.CrossEntropyLoss(), X, y, device="cpu")
+    for engine in ("auto", "hooks", "vmap", "loop"):
+        with pytest.raises(ParameterError, match="keeps no running statistics") as e:
+            persample_norms(obj, engine=engine)
+        assert e.value.name == "model" and "\n" not in str(e.value)
+    with pytest.raises(ParameterError, match="track_running_stats=True") as e:
+        measure(model, nn.CrossEntropyLoss(), (X, y), what=["sigma2"], device="cpu")
+    assert e.value.name == "model"
+
+
+def test_loop_engine_on_a_cnn() -> None:
+    obj = build("cnn")
+    gbar = obj.grad()
+    raw, cen, gsum = loop(obj, gbar)
+    res = persample_norms(obj, center=gbar, engine="loop", chunk=3)
+    for part in raw:
+        close(res.raw[part], raw[part])
+        close(res.centred[part], cen[part])
+    for k in gsum:
+        close(res.grad_sum[k], gsum[k])
+
+
+def test_against_backpack() -> None:
+    """Cross-library: BackPACK's ``BatchL2Grad`` (||g_i||^2 per parameter) and ``Variance`` (element-wise variance
+    of the g_i), both for a *sum* loss, where g_i is sample i's own gradient, as ours. Summed over a part's
+    elements, Variance is (1/n) sum_i ||g_i - gbar||^2: our centred mean. Install: ``pip install --no-deps
+    backpack-for-pytorch einops unfoldNd``."""
+    backpack = pytest.importorskip("backpack", reason="backpack-for-pytorch is not installed (optional)")
+    from backpack.extensions import BatchL2Grad, Variance
+
+    torch.manual_seed(8)
+    model = nn.Sequential(
+        nn.Conv2d(2, 4, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 5 * 5, 6), nn.Tanh(), nn.Linear(6, 3)
+    ).to(DT)
+    X, y = torch.randn(10, 2, 5, 5, dtype=DT), torch.randint(0, 3, (10,))
+    sp = Split.from_prefixes(model, {"client": ["0"], "server": ["3", "5"]})
+    obj = Objective(model, nn.CrossEntropyLoss(), X, y, sp, device="cpu")
+    res = persample_norms(obj, center=obj.grad(), engine="hooks")
+
+    import copy
+
+    bp = backpack.extend(copy.deepcopy(model))
+    loss = backpack.extend(nn.CrossEntropyLoss(reduction="sum"))
+    bp.eval()
+    with backpack.backpack(BatchL2Grad(), Variance()):
+        loss(bp(X), y).backward()
+    named = dict(bp.named_parameters())
+    for part, names in sp.parts.items():
+        l2 = sum(named[n].batch_l2 for n in names)
+        var = sum(float(named[n].variance.sum()) for n in names)
+        close(res.raw[part], l2)
+        assert float(res.centred[part].mean()) == pytest.approx(var, rel=1e-10)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -22,8 +24,8 @@ track_mod = importlib.import_module("verify.constants.track")
 def _run(out: Path | None) -> Trajectory:
     model, X, y = linreg(n=60, dim=4)
     clients = [torch.arange(0, 30), torch.arange(30, 60)]
-    return track(model, sq_loss, (X, y), what=["L", "sigma2", "eps2", "F"], steps=4, every=2, lr=0.1, batch=8,
-                 out=out, clients=clients, tol=1e-8, device="cpu")  # fmt: skip
+    return track(model, sq_loss, (X, y), what=["L", "sigma2", "eps2", "F"], steps=4, every=2, lr=0.1,
+                 train_batch=8, out=out, clients=clients, tol=1e-8, device="cpu")  # fmt: skip
 
 
 def test_track_sup_quantiles_and_secant() -> None:
@@ -69,6 +71,63 @@ def test_track_resumes_after_interruption(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(ParameterError) as err:  # other settings in the same directory: refused, not overwritten
         track(model, sq_loss, (X, y), what=["F"], steps=2, every=1, out=tmp_path / "cut", device="cpu")
     assert err.value.name == "out"
+
+
+def _run15(out: Path | None) -> Trajectory:
+    """60 SGD steps measured every 15: checkpoints 0, 15, 30, 45, 60 (the issue's example)."""
+    model, X, y = linreg(n=40, dim=3)
+    return track(model, sq_loss, (X, y), what=["L", "sigma2", "F"], steps=60, every=15, lr=0.05, train_batch=4,
+                 out=out, tol=1e-8, device="cpu")  # fmt: skip
+
+
+def test_track_summary_has_the_secant() -> None:
+    # L[secant] is measured over the step after each point, so never at the last one; before issue 11 the summary
+    # skipped any key missing at some point, and never held it. Now: the sup over the points that have it.
+    t = _run15(None)
+    assert t.steps == [0, 15, 30, 45, 60]
+    sec = [p.variants["L[secant]"].value for p in t.points[:-1]]
+    assert "L[secant]" not in t.points[-1].variants
+    got = t.summary.variants["L[secant]"]
+    assert got.value == max(sec)
+    assert (
+        "over 4 points of the trajectory (the 4 of 5 where it is measured)" in got.method
+        and got.note == f"attained at step {t.steps[sec.index(max(sec))]}"
+    )
+    assert t.summary.variants["L[secant,q50]"].value == pytest.approx(float(np.quantile(sec, 0.5)))
+    assert t.summary.variants["L[secant,q50]"].n == 4
+
+
+def test_track_resumes_after_a_kill_between_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: state.pt and trajectory.json were two files; a run killed after the first write resumed past the
+    # checkpoint the second would have recorded (steps [0, 30, 45, 60]). Now one atomic file holds both, and the
+    # JSON is only a readable copy: killed right after any save, the resumed run equals an uninterrupted one.
+    whole = _run15(tmp_path / "whole")
+    real = track_mod.write_atomic
+
+    def killer(kill_at: int):  # type: ignore[no-untyped-def]
+        calls = {"n": 0}
+
+        def flaky(*a, **k):  # type: ignore[no-untyped-def]
+            calls["n"] += 1
+            if calls["n"] == kill_at:
+                raise KeyboardInterrupt  # killed after run.pt was written, before trajectory.json
+            return real(*a, **k)
+
+        return flaky
+
+    for kill_at in (1, 2, 3):
+        monkeypatch.setattr(track_mod, "write_atomic", killer(kill_at))
+        out = tmp_path / f"cut{kill_at}"
+        with pytest.raises(KeyboardInterrupt):
+            _run15(out)
+        monkeypatch.setattr(track_mod, "write_atomic", real)
+        resumed = _run15(out)
+        assert resumed.steps == [0, 15, 30, 45, 60]
+        for key, e in whole.summary.items():
+            got = resumed.summary.get(key)
+            assert got is not None and got.value == pytest.approx(e.value, rel=1e-9), key
+    saved = json.loads((tmp_path / "cut3" / "trajectory.json").read_text())
+    assert saved["steps"] == [0, 15, 30, 45, 60] and "summary" in saved
 
 
 @pytest.mark.parametrize("form", ["spsa", "forward"])

@@ -76,7 +76,14 @@ def _measure_parser(sub: Any) -> None:
     s.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
     s.add_argument("--float64", action="store_true", help="measure in double precision")
     s.add_argument("--chunk", type=count_arg("--chunk"), default=256, help="samples per forward pass (memory)")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument(
+        "--threads",
+        type=count_arg("--threads"),
+        help="CPU threads for torch (default: torch's own); 1 is often fastest for a small model on a busy machine",
+    )
+    s.add_argument(
+        "--seed", type=int, default=0, help="seeds the model's initialisation, the partition and the random probes"
+    )
     s.add_argument("--out", metavar="FILE", help="write the constants as JSON to FILE (atomically)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -84,6 +91,12 @@ def _measure_parser(sub: Any) -> None:
 
 
 def _cmd_measure(a: argparse.Namespace) -> int:
+    import os
+
+    # Idle OpenMP threads sleep instead of spinning (unless the user chose a policy): on a busy 2-core machine the
+    # spinning made the README example take 96.6 s (73.8 s of CPU) against 39.0 s (24.6 s) -- benchmarks/RESULTS.md.
+    # It acts only before torch starts its thread pool, which is why it is set here, before the first import.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from verify.constants.cli import run
 
     c = run(a)
@@ -296,6 +309,14 @@ def _verify_parser(sub: Any) -> None:
         help="also search N quadratics in the result's assumption class for the largest measured/bound "
         "ratio (first-order results); a counterexample is saved as a --problem file with --out",
     )
+    s.add_argument("--trends", action="store_true", help="run every trend check (claims about how convergence changes)")
+    s.add_argument(
+        "--trend",
+        action="append",
+        metavar="NAME",
+        help="run this trend check (repeatable): tau_sweep, cut_sweep, cut_invariance, sl_vs_fedavg, client_speedup; "
+        "with --out each writes trend_NAME.png and the report gets a Trends section",
+    )
     s.add_argument("--json", action="store_true", help="print the verifications as JSON")
     s.set_defaults(func=_cmd_verify)
 
@@ -315,8 +336,14 @@ def _cmd_verify(a: argparse.Namespace) -> int:
         if ids:
             raise ParameterError("--all", "give result ids or --all, not both")
         ids = list(EXPERIMENTS)
-    if not ids:
-        raise ParameterError("ID", "name a result to verify, or --all (sfltheory verify --list)")
+    from verify.pipeline.trends import CHECKS
+
+    trend_names = list(CHECKS) if a.trends else list(dict.fromkeys(a.trend or []))
+    for name in trend_names:
+        if name not in CHECKS:
+            raise ParameterError("--trend", f"unknown trend check '{name}' (known: {', '.join(CHECKS)})")
+    if not ids and not trend_names:
+        raise ParameterError("ID", "name a result to verify, or --all, or --trends (sfltheory verify --list)")
     import sfltheory as st
     from verify.pipeline import report
     from verify.pipeline.experiments import experiment
@@ -342,8 +369,17 @@ def _cmd_verify(a: argparse.Namespace) -> int:
         for rid in ids:
             if experiment(rid).algorithm in FIRST_ORDER:
                 worst.append(worst_case(rid, instances=a.worst_case, T=min(a.T, 20)))
+    from verify.pipeline import trends
+
+    checks = []
+    for name in trend_names:
+        if not a.json:
+            print(f"trend {name} ...", file=sys.stderr)
+        checks.append(trends.CHECKS[name]())
     if a.out:
-        written = report.write(done, a.out)
+        written = report.write(done, a.out) if done else []
+        if checks:
+            written = trends.write(checks, a.out, append=bool(done))  # the Trends section, after the results
         for w in worst:
             if w.counterexample:
                 w.save_problem(Path(a.out) / f"counterexample_{w.result.replace('/', '_').replace('@', '_')}.json")
@@ -352,6 +388,7 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     if a.json:
         out = report.to_json(done)
         out["worst_case"] = [w.to_dict() for w in worst]
+        out["trends"] = [c.to_dict() for c in checks]
         print(json.dumps(report.clean(out), indent=1, allow_nan=False))
     else:
         for v in done:
@@ -365,6 +402,8 @@ def _cmd_verify(a: argparse.Namespace) -> int:
             what = "COUNTEREXAMPLE" if w.counterexample else "no counterexample"
             print(f"{w.result:28s} worst case over {w.tried} quadratics: measured/bound {w.ratio:.3g} at T = {w.T} "
                   f"(step {w.step:.3g}): {what}")  # fmt: skip
+        for c in checks:
+            print(c.line())
     return 0
 
 

@@ -55,8 +55,48 @@ class _PerSampleMSE(nn.Module):
         return (out.reshape(out.shape[0], -1) - y.reshape(y.shape[0], -1)).pow(2).mean(1)
 
 
+def _token_ids(model: nn.Module, ds: Any) -> Any:
+    """The data with integer inputs restored when the model takes token ids (an ``nn.Embedding`` that rejects
+    floats): ``verify.data`` reads every input as float32, so a file of token ids arrives as whole floats. Only
+    when the model fails on the float inputs and runs on the same values as int64 -- a model that merely holds an
+    embedding (positions, say) and takes float images keeps them."""
+    if not ds.X.is_floating_point() or not any(isinstance(m, nn.Embedding | nn.EmbeddingBag) for m in model.modules()):
+        return ds
+    head = ds.X[:2]
+    if not bool((head == head.round()).all()) or not bool((ds.X == ds.X.round()).all()):
+        return ds
+    was = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            try:
+                model(head)
+                return ds
+            except (RuntimeError, TypeError, ValueError, IndexError):
+                pass
+            try:
+                model(head.long())
+            except (RuntimeError, TypeError, ValueError, IndexError):
+                return ds
+    finally:
+        model.train(was)
+    note = f"{ds.note}; inputs read as token ids (int64) for the model's nn.Embedding".lstrip("; ")
+    return type(ds)(ds.X.long(), ds.y, ds.name, ds.input_shape, ds.classes, note)
+
+
 def run(a: Any) -> Constants:
-    """``a``: the parsed ``sfltheory measure`` arguments."""
+    """``a``: the parsed ``sfltheory measure`` arguments. ``--threads`` holds for the measurement only."""
+    threads = getattr(a, "threads", None)
+    was = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        return _run(a)
+    finally:
+        torch.set_num_threads(was)
+
+
+def _run(a: Any) -> Constants:
     from verify.data import load
 
     ds = load(a.data)
@@ -68,7 +108,9 @@ def run(a: Any) -> Constants:
         if math.prod(shape) != math.prod(ds.input_shape):
             raise ParameterError("--input-shape", f"{shape} does not hold a sample of shape {ds.input_shape}")
         ds = type(ds)(ds.X.reshape(len(ds), *shape), ds.y, ds.name, shape, ds.classes, ds.note)
+    torch.manual_seed(a.seed)  # a registered model's initialisation, so that a rerun measures the same point
     model = model_for(a.model, shape, ds.classes)
+    ds = _token_ids(model, ds)
     if a.state:
         try:
             state = torch.load(a.state, map_location="cpu", weights_only=True)
@@ -100,17 +142,53 @@ def run(a: Any) -> Constants:
         "chunk": a.chunk,
         "seed": a.seed,
     }
-    if what is not None:
+    for_id = getattr(a, "for_id", None)
+    if for_id:
+        kw["what"] = sorted({*(what or ()), *what_for(for_id, a)})
+    elif what is not None:
         kw["what"] = what
     elif a.clients is None or a.clients < 2:
         kw["what"] = ["L", "sigma2", "kappa", "F", "gradnorm2_f"]
     if a.steps:
         from .track import track
 
-        traj = track(model, loss, ds, split, steps=a.steps, every=a.every, lr=a.lr, batch=a.train_batch,
+        traj = track(model, loss, ds, split, steps=a.steps, every=a.every, lr=a.lr, train_batch=a.train_batch,
                      out=Path(a.run_dir) if a.run_dir else None, progress=not a.quiet, **kw)  # fmt: skip
         c = traj.summary
     else:
         c = measure(model, loss, ds, split, progress=not a.quiet, **kw)
     c.meta.update({"model": a.model, "data": a.data, "data_note": ds.note})
+    if for_id:
+        c.meta["for"] = for_id
     return c
+
+
+def _per_part(key: str) -> bool:
+    """A key that exists only for a split model: d_c, sigma_s2[max], kappa[client], eps2[mean,server] ..."""
+    base, _, rest = key.partition("[")
+    variants = rest.rstrip("]").split(",") if rest else []
+    return base in ("d_c", "d_s", "sigma_c2", "sigma_s2", "G_c2", "G_s2") or bool({"client", "server"} & set(variants))
+
+
+def what_for(result_id: str, a: Any) -> list[str]:
+    """The groups ``measure`` runs for ``--for ID``: those of the keys the result's assumptions need
+    (:func:`sfltheory.constants.needed_keys`, the strongest variant of each), after checking that the options
+    give what those keys require (a cut for per-part constants, --clients >= 2 for heterogeneity, --lam for the
+    zeroth-order error, --batch for a mini-batch variance)."""
+    from sfltheory.constants import needed_keys
+
+    from .measure import group_of_key
+
+    keys = needed_keys(result_id)
+    per_part = [k for k in keys if _per_part(k)]
+    if per_part and not a.cut:
+        raise ParameterError("--cut", f"{result_id} needs per-part constants ({per_part[0]}): give the cut")
+    groups = {g for k in keys if (g := group_of_key(k)) is not None}
+    if "eps2" in groups and (a.clients is None or a.clients < 2):
+        raise ParameterError("--clients", f"{result_id} needs heterogeneity across clients: give --clients >= 2")
+    if "zo" in groups and a.lam is None:
+        raise ParameterError("--lam", f"{result_id} needs the zeroth-order estimator's error: give its radius --lam")
+    batched = [k for k in keys if k.endswith("[batch]")]
+    if batched and a.batch is None:
+        raise ParameterError("--batch", f"{result_id} needs {batched[0]}, a mini-batch variance: give --batch")
+    return sorted(groups)

@@ -49,12 +49,12 @@ from torch import Tensor, nn
 
 from sfltheory.constants import Constants, Estimate, with_variant
 from sfltheory.errors import ParameterError
-from verify.ops.objective import LossFn, Objective, Params
+from verify.ops.objective import LossFn, Objective, OutputSelector, Params
 from verify.split import Split
 
-from .curvature import effective_rank, extreme_eigenvalue
+from .curvature import HessianOperator, block_traces, extreme_eigenvalue, lanczos
 from .heterogeneity import Dissimilarity, average, client_gradients, sqdist
-from .persample import persample_norms
+from .persample import check_per_sample, persample_norms
 from .zo import FORMS, zo_error
 
 # what= accepts these groups, or any canonical name they fill.
@@ -70,6 +70,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "L_clients": (),
 }
 DEFAULT_WHAT = ("L", "L_min", "sigma2", "eps2", "kappa", "F", "gradnorm2_f")
+# Default precision (also the CLI's): Hessian-vector products for the traces, and the Lanczos tolerance, relative
+# to ||H||. Chosen so that the README example (FedAvg CNN, digits, 4 clients) finishes in under a minute on a
+# 2-core CPU; kappa's standard error says what the probes bought (and flags an estimate it does not pin down).
+PROBES = 30
+TOL = 1e-3
 # Canonical per-part names; other parts get "name[part]" variants.
 _PART_SIGMA = {"client": "sigma_c2", "server": "sigma_s2"}
 _PART_G = {"client": "G_c2", "server": "G_s2"}
@@ -87,11 +92,37 @@ def groups_for(what: Iterable[str]) -> set[str]:
     return out
 
 
+def group_of_key(key: str) -> str | None:
+    """The group of :data:`GROUPS` that measures a key of a :class:`Constants` record (``None``: counted, not
+    measured: ``d``, ``d_c``, ``d_s``). ``L[clients]`` is ``L_clients``, ``G2[gradient]`` comes with the
+    per-sample norms (``sigma2``), bare ``G2`` and ``B2`` with heterogeneity (``eps2``)."""
+    base, _, rest = key.partition("[")
+    variant = rest.rstrip("]").split(",")[0] if rest else ""
+    if base in ("d", "d_c", "d_s"):
+        return None
+    if base == "L":
+        return {"clients": "L_clients", "min": "L_min"}.get(variant, "L")
+    if base in ("sigma2", "sigma_c2", "sigma_s2", "G_c2", "G_s2") or (base == "G2" and variant == "gradient"):
+        return "sigma2"
+    if base in ("eps2", "B2", "G2"):
+        return "eps2"
+    if base == "zo_mse":
+        return "zo"
+    if base in GROUPS:
+        return base
+    raise ParameterError("what", f"'{key}' is not a measured constant")
+
+
 def resolve_split(
-    model: nn.Module, split: Split | str | int | Mapping[str, Iterable[str]] | None, input_shape: Sequence[int] | None
+    model: nn.Module,
+    split: Split | str | int | Mapping[str, Iterable[str]] | None,
+    input_shape: Sequence[int] | None,
+    X: Tensor | None = None,
 ) -> Split:
-    """A :class:`Split` from: None (the whole model), a cut (block name or 1-based index, as ``sfltheory cuts``
-    lists them), or ``{part: [name prefixes]}``."""
+    """A :class:`Split` from: None (the whole model), a cut (a block name, or a 1-based index as ``sfltheory
+    cuts`` lists them; a block name wins, so on an ``nn.Sequential`` ``"1"`` is the block named "1"), or
+    ``{part: [name prefixes]}``. ``X`` (the data) gives the dtype of the input traced to find the cut: integer
+    token ids stay integers (an ``nn.Embedding`` first layer), floating inputs take the model's dtype."""
     if split is None:
         return Split.whole(model)
     if isinstance(split, Split):
@@ -101,7 +132,20 @@ def resolve_split(
         return Split.from_prefixes(model, split)
     if input_shape is None:
         raise ParameterError("input_shape", "a split at a cut needs the per-sample input shape")
-    return Split.at_cut(model, split, input_shape)
+    first = next((p for p in model.parameters() if p.is_floating_point()), None)
+    dtype = first.dtype if first is not None else torch.float32
+    if X is not None and not X.is_floating_point():
+        dtype = X.dtype
+    try:
+        return Split.at_cut(model, split, input_shape, input_dtype=dtype)
+    except ParameterError as e:
+        tokens = any(isinstance(m, nn.Embedding | nn.EmbeddingBag) for m in model.modules())
+        if e.name == "--input-shape" and tokens and dtype.is_floating_point:
+            raise ParameterError(
+                "data", f"the model's nn.Embedding takes integer token ids, but the inputs are {dtype}: pass X as an "
+                "integer tensor (torch.long)"
+            ) from None  # fmt: skip
+        raise
 
 
 def resolve_clients(
@@ -142,9 +186,55 @@ class _Progress:
         if self.cb is not None:
             self.cb(what)
 
+    def estimate(self, seconds: float) -> None:
+        """Show the estimated time of the whole measurement before the long work begins."""
+        text = f"est. {_duration(seconds)}"
+        if self.bar is not None:
+            self.bar.set_description(f"measure ({text})")
+        if self.cb is not None:
+            self.cb(text)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+# The cost of each piece of work in passes over all the data (a pass: the gradient of every client, timed first).
+# Measured on the README example (FedAvg CNN on digits, 1 thread, CPU time): a pass 0.19 s, the per-sample norms
+# of every client 0.30 s (1.6 passes), a Hessian-vector product of the whole model 0.18 s (1 pass: the first-order
+# graphs are kept between products), a block's less; a Lanczos run took 25-35 products at tol 1e-3.
+HVP_PASSES = 1.0
+PERSAMPLE_PASSES = 1.6
+LANCZOS_PRODUCTS = 30
+
+
+def _client_gradients_timed(obj: Objective, cl: list[Tensor], x: Params) -> tuple[list[Params], float]:
+    """grad f_m of every client, and the seconds one pass over all the data takes. The first client's pass also
+    pays one-time costs (allocations, kernel selection: 1.25 s of CPU against 0.19 s for a later pass, FedAvg
+    CNN on digits), so the rate is taken from the clients after it when there are any."""
+    gm: list[Params] = []
+    marks = [time.perf_counter()]
+    for idx in cl:
+        gm.extend(client_gradients(obj, [idx], x))
+        marks.append(time.perf_counter())
+    first = int(cl[0].numel())
+    if len(cl) > 1 and obj.n > first:
+        return gm, (marks[-1] - marks[1]) * obj.n / (obj.n - first)
+    return gm, marks[-1] - marks[0]
+
+
+def _passes(groups: set[str], views: int, probes: int, zo: int) -> float:
+    """Estimated work of the whole measurement, in passes (see :data:`HVP_PASSES`); ``zo`` is the number of
+    zeroth-order function evaluations (each about a third of a pass)."""
+    p = PERSAMPLE_PASSES * ("sigma2" in groups)
+    hvps = LANCZOS_PRODUCTS * views * bool(groups & {"L", "L_min", "kappa"}) + (probes // 3) * ("kappa" in groups)
+    # M runs, each on a client's share of the data, without kept graphs (a product ~2 passes): 85 products, 10 s here
+    hvps += 2 * LANCZOS_PRODUCTS * ("L_clients" in groups)
+    return 1 + p + HVP_PASSES * hvps + 0.3 * ("F" in groups) + zo / 3
 
 
 def _data(data: Any) -> tuple[Tensor, Tensor, str, tuple[int, ...] | None]:
@@ -169,8 +259,8 @@ def measure(
     clients: int | Sequence[Tensor] | None = None,
     partition: str = "iid",
     batch: int | None = None,
-    probes: int = 90,
-    tol: float = 1e-4,
+    probes: int = PROBES,
+    tol: float = TOL,
     fstar: float = 0.0,
     lam: float | None = None,
     P: int = 1,
@@ -178,6 +268,7 @@ def measure(
     zo_reps: int = 32,
     device: str | torch.device | None = "auto",
     dtype: torch.dtype | None = None,
+    output: OutputSelector | None = None,
     chunk: int = 256,
     engine: str = "auto",
     seed: int = 0,
@@ -191,7 +282,8 @@ def measure(
     ``eps2``, ``kappa``, ``F``, ``gradnorm2_f``, ``zo``, ``L_clients``) or canonical names. ``clients``: a
     number of clients (partitioned by ``partition``: ``iid``, ``dirichlet:ALPHA``, ``shards:K``, ``sorted``)
     or their index tensors; heterogeneity needs at least two. ``probes``: Hessian-vector products for the
-    trace (kappa); ``tol``: Lanczos tolerance (relative). See the module docstring for every name.
+    trace (kappa); ``tol``: Lanczos tolerance (relative). ``output``: for a model that returns a tuple or dict,
+    which part the loss takes (an index, a key, or a callable). See the module docstring for every name.
     """
     t0 = time.perf_counter()
     groups = groups_for(what)
@@ -207,9 +299,11 @@ def measure(
             raise ParameterError("lam", "the zeroth-order error (what=zo) needs a smoothing radius lam")
         if zo_form not in FORMS:
             raise ParameterError("zo_form", f"must be one of {', '.join(FORMS)}, got '{zo_form}'")
-    sp = resolve_split(model, split, shape)
-    obj = Objective(model, loss, X, y, sp, chunk=chunk, device=device, dtype=dtype)
+    check_per_sample(model)
+    sp = resolve_split(model, split, shape, X)
+    obj = Objective(model, loss, X, y, sp, chunk=chunk, device=device, dtype=dtype, output=output)
     cl = resolve_clients(y, clients, partition, seed, obj.n)
+    fobj = obj.with_clients(cl)  # f = (1/M) sum_m f_m, clients weighing equally: L, L[min], L[part], kappa, F
     M = len(cl)
     if "eps2" in groups and M < 2:
         raise ParameterError("clients", "heterogeneity (eps2, B2, G2) needs at least 2 clients")
@@ -228,16 +322,18 @@ def measure(
     if "server" in sizes:
         c.d_s = Estimate(float(sizes["server"]), method="count of server-side parameters")
     try:
-        gm = client_gradients(obj, cl, x) if M > 1 else [obj.grad(x)]
+        gm, per_pass = _client_gradients_timed(obj, cl, x)
         g = average(gm)
         bar.step("gradients")
+        zo_evals = ("zo" in groups) * len(parts) * zo_reps * P * (2 if zo_form == "spsa" else 1)
+        bar.estimate(per_pass * _passes(groups, views, probes, zo_evals))
         c.gradnorm2_f = Estimate(sqdist(obj, g, None, None), n=obj.n, method="||grad f||^2, exact over the data")
         if "sigma2" in groups:
             _variance(c, obj, x, cl, gm, parts, batch, engine, bar)
         if "eps2" in groups:
             _heterogeneity(c, obj, gm, g, parts)
         if groups & {"L", "L_min", "kappa"}:
-            _curvature(c, obj, x, parts, groups, probes, tol, seed, bar)
+            _curvature(c, fobj, x, parts, groups, probes, tol, seed, bar)
         if "L_clients" in groups:
             tops = []
             for idx in cl:
@@ -248,11 +344,12 @@ def measure(
                   worst.residual), n=obj.n, probes=sum(e.matvecs for e in tops),
                   method=f"max over {M} clients of the top Hessian eigenvalue of f_m (Lanczos)"))  # fmt: skip
         if "F" in groups:
-            f0 = sum(obj.value(x, idx) for idx in cl) / M
+            f0 = fobj.value(x)
             if f0 < fstar:
                 raise ParameterError("fstar", f"f* = {fstar:g} exceeds f(x0) = {f0:.6g}: it must be a lower bound")
             how = "f* = 0, a lower bound for a non-negative loss" if fstar == 0 else f"f* = {fstar:g} given"
-            c.F = Estimate(f0 - fstar, n=obj.n, method=f"f(x0) - f*, {how}", note="an upper bound on the true gap")
+            c.F = Estimate(f0 - fstar, n=obj.n, method=f"f(x0) - f*, {how}; {fobj.description}",
+                           note="an upper bound on the true gap")  # fmt: skip
             bar.step("F")
         if "zo" in groups:
             assert lam is not None
@@ -379,25 +476,46 @@ def _curvature(
     seed: int,
     bar: _Progress,
 ) -> None:
+    """L, L[min] and kappa of the whole model and of each part, on ``obj``'s objective (measure passes
+    f = (1/M) sum_m f_m, clients weighing equally).
+
+    One Lanczos run per view (whole model, each part's diagonal block) finds both ends of its spectrum. The traces
+    of every view come from ``probes // 3`` Hutchinson products of the whole-model Hessian, deflated by the
+    whole-model Lanczos basis (the part Hutch++ would spend on its sketch is what Lanczos already computed, see
+    ``block_traces``). First-order graphs are kept between products when they fit in 2 GiB
+    (``HessianOperator(retain="auto")``) and shared by the views.
+    """
     views: list[str | None] = [None] if parts == ["all"] else [None, *parts]
+    ends = tuple(e for e, gs in (("largest", {"L", "kappa"}), ("smallest", {"L_min", "kappa"})) if groups & gs)
+    whole = HessianOperator(obj, None, x, retain="auto")
+    of = obj.description
+    specs = {}
     for p in views:
         name = p or "all"
         sfx = "" if p is None else f",{p}"
-        top = low = None
+        spec = lanczos(whole.restrict(p), tol=tol, seed=seed, which=ends)
+        specs[p] = spec
         if "L" in groups or "kappa" in groups:
-            top = extreme_eigenvalue(obj, p, "largest", tol=tol, seed=seed, params=x)
-            c.set("L" if p is None else f"L[{p}]", _eig(top, obj.n, "top Hessian eigenvalue"))
-            bar.step(f"Lanczos top {name}")
+            c.set("L" if p is None else f"L[{p}]", _eig(spec.top, obj.n, f"top Hessian eigenvalue of {of}"))
+            bar.step(f"Lanczos {name}")
         if "L_min" in groups or "kappa" in groups:
-            low = extreme_eigenvalue(obj, p, "smallest", tol=tol, seed=seed, params=x)
-            c.set(f"L[min{sfx}]", _eig(low, obj.n, "most negative Hessian eigenvalue"))
-            bar.step(f"Lanczos bottom {name}")
-        if "kappa" in groups:
-            k = effective_rank(obj, p, probes=probes, tol=tol, seed=seed, params=x, top=top, bottom=low)
-            note = "tr(H)/||H||_2 at the point; a proxy for HERON-SFL's kappa where H is indefinite"
-            c.set("kappa" if p is None else f"kappa[{p}]",
-                  Estimate(k.value, se=k.se, n=obj.n, probes=k.probes, method=k.method, note=note))  # fmt: skip
-            bar.step(f"trace {name}")
+            c.set(f"L[min{sfx}]", _eig(spec.bottom, obj.n, f"most negative Hessian eigenvalue of {of}"))
+            bar.step(f"Lanczos {name}")
+    if "kappa" in groups:
+        traces = block_traces(whole, specs[None], views, probes=max(2, probes // 3), seed=seed)
+        note = "tr(H)/||H||_2 at the point; a proxy for HERON-SFL's kappa where H is indefinite"
+        for p in views:
+            tr, lam = traces[p], specs[p].norm
+            norm = abs(lam.value)
+            if norm == 0:
+                why = "has a zero Hessian block: its effective rank is undefined"
+                raise ParameterError("part", f"'{p or 'all'}' {why}")
+            kappa = tr.value / norm
+            se = abs(kappa) * math.hypot(tr.se / abs(tr.value) if tr.value else 0.0, lam.residual / norm)
+            how = f"tr(H) by {tr.method} / ||H||_2 = max(|lambda_max|, |lambda_min|) by {lam.method}; {of}"
+            est = Estimate(kappa, se=se, n=obj.n, probes=tr.probes + specs[p].matvecs, method=how, note=note)
+            c.set("kappa" if p is None else f"kappa[{p}]", est)
+            bar.step(f"trace {p or 'all'}")
 
 
 def _eig(e: Any, n: int, what: str) -> Estimate:

@@ -21,12 +21,19 @@ Two engines:
   slice of samples at a time. Supported: ``nn.Linear``, ``nn.Conv1d``, ``nn.Conv2d``,
   ``nn.BatchNorm1d``/``nn.BatchNorm2d`` with running statistics. Memory beyond the usual forward/backward:
   one layer's per-sample gradients for the chunk (formed layers only) and 2^24 numbers of patches.
-* ``"vmap"``: ``vmap(grad(l_i))`` over a chunk, chunk x d at a time. Any model ``functional_call`` runs.
+* ``"vmap"``: ``vmap(grad(l_i))`` over a chunk, chunk x d at a time. Any model ``functional_call`` runs and
+  torch.func can batch (not ``nn.RNN``/``nn.GRU``/``nn.LSTM``: torch has no batching rule for them).
+* ``"loop"``: one ``autograd.grad`` per sample -- the definition, for any model; the slowest.
 
 ``"auto"`` takes the hooks when every module that owns a trainable parameter is of a supported type (exactly,
 not a subclass, whose ``forward`` may differ) and no parameter is tied; otherwise, or when a check while
-running fails (a module called twice in one forward, a parameter gradient no hook accounted for), the vmap
-engine. A parameter used both inside its module and directly elsewhere is not detected: use ``"vmap"``.
+running fails, the vmap engine, and the loop when vmap cannot run the model. The checks while running: a
+module called twice in one forward, a parameter gradient no hook accounted for, and a parameter used anywhere
+but in its module's one call (``F.linear(h, enc.weight.t())``, ``enc.weight[0]``): the autograd graph of each
+chunk is walked and every edge into a parameter counted, so a use the hooks cannot see is found exactly.
+
+A model whose outputs depend on the other samples of the batch in eval mode (batch norm without running
+statistics) has no per-sample gradients: :func:`persample_norms` refuses it (:func:`batch_dependence`).
 
 Precision: norms are summed in float64 from float32 blocks of 1024 (``vector_norm`` over a whole float32 row of
 10^6 numbers is off by ~1e-4). Where the hooks engine does not form g_i, the centred norm is
@@ -38,6 +45,7 @@ gradients barely differ from their mean (float32: \\epsilon \\approx 6e-8).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -50,7 +58,7 @@ from torch.func import grad, vmap
 from sfltheory.errors import ParameterError
 from verify.ops.objective import Objective
 
-ENGINES = ("auto", "hooks", "vmap")
+ENGINES = ("auto", "hooks", "vmap", "loop")
 # The vmap engine holds chunk x d per-sample gradients; its default chunk keeps that near 2^26 numbers.
 VMAP_BUDGET = 2**26
 # A convolution's patches (k times its input) are formed for at most this many numbers at a time.
@@ -63,7 +71,7 @@ class PerSampleNorms:
 
     ``raw[part][i]`` = \\lVert g_{i,part}\\rVert^2; ``centred[part][i]`` = \\lVert g_{i,part} - c_{part}\\rVert^2
     (the same tensors as ``raw`` when no centre is given); ``grad_sum[name]`` = \\sum_i g_i for each parameter,
-    on the objective's device; ``engine`` the engine that ran (``"hooks"`` or ``"vmap"``).
+    on the objective's device; ``engine`` the engine that ran (``"hooks"``, ``"vmap"`` or ``"loop"``).
     """
 
     raw: dict[str, Tensor]
@@ -117,12 +125,16 @@ class _Layer:
         self.version = 0  # the input's version counter when stored
 
 
-def _finish(G: Tensor, name: str, center: Mapping[str, Tensor] | None) -> tuple[str, Tensor, Tensor | None]:
-    """Norms of formed per-sample gradients G (B, k); centred exactly, in place (G is not needed afterwards)."""
+def _finish(
+    G: Tensor, name: str, center: Mapping[str, Tensor] | None, *, inplace: bool = True
+) -> tuple[str, Tensor, Tensor | None]:
+    """Norms of formed per-sample gradients G (B, k); centred exactly, in place unless ``inplace=False`` (G may
+    share memory with another parameter's gradient: vmap returns one tensor for an LSTM's two biases)."""
     raw = _sq(G)
     if center is None:
         return name, raw, None
-    return name, raw, _sq(G.sub_(center[name].reshape(1, -1)))
+    C = center[name].reshape(1, -1)
+    return name, raw, _sq(G.sub_(C) if inplace else G - C)
 
 
 def _centred_from_cross(raw: Tensor, cross: Tensor, C: Tensor) -> Tensor:
@@ -251,6 +263,27 @@ RULES: dict[type[nn.Module], Rule] = {
 }
 
 
+def batch_dependence(model: nn.Module) -> str | None:
+    """Why a sample's output depends on the rest of its batch in eval mode (``None`` if it does not): a batch
+    norm that keeps no running statistics normalises with the batch's own mean and variance even in eval."""
+    for qual, mod in model.named_modules():
+        if isinstance(mod, nn.modules.batchnorm._BatchNorm) and mod.running_mean is None:
+            return f"{type(mod).__name__} '{qual or 'root'}' keeps no running statistics (track_running_stats=False)"
+    return None
+
+
+def check_per_sample(model: nn.Module) -> None:
+    """Raise ``ParameterError("model", ...)`` when per-sample gradients of the model are not defined."""
+    why = batch_dependence(model)
+    if why is not None:
+        raise ParameterError(
+            "model",
+            f"{why}, so even in eval mode it normalises with the batch's statistics and a sample's loss depends on "
+            "the other samples: per-sample gradients (and f itself) are undefined; give it running statistics "
+            "(track_running_stats=True, trained or loaded with --state) or use LayerNorm/GroupNorm",
+        )
+
+
 def hooks_layers(obj: Objective) -> dict[str, _Layer]:
     """The modules owning the objective's trainable parameters, by qualified name; raises :class:`_Unsupported`
     (with the reason) when the hooks engine cannot handle the model."""
@@ -283,6 +316,32 @@ def hooks_layers(obj: Objective) -> dict[str, _Layer]:
 
 
 # ---- engines ------------------------------------------------------------------------------------------------
+
+
+def _edges_into(root: Tensor, leaves: Mapping[str, Tensor]) -> dict[str, int]:
+    """For each leaf, the number of autograd edges into it from the graph of ``root``: how many operations use
+    it directly (a view such as ``w.t()`` or ``w[0]`` is one such operation). A parameter of a hooked layer
+    used only by that layer's one call has exactly one."""
+    ids = {id(t): n for n, t in leaves.items()}
+    count: dict[str, int] = {}
+    if root.grad_fn is None:
+        return count
+    stack = [root.grad_fn]
+    seen = {root.grad_fn}
+    while stack:
+        fn = stack.pop()
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
+                continue
+            var = getattr(nxt, "variable", None)
+            if var is not None:  # AccumulateGrad: the edge reaches a leaf
+                name = ids.get(id(var))
+                if name is not None:
+                    count[name] = count.get(name, 0) + 1
+            elif nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return count
 
 
 class _Acc:
@@ -363,6 +422,14 @@ def _run_hooks(
             current[:] = [_Acc(obj, X.shape[0], center is not None)]
             with torch.enable_grad():
                 total = obj.loss_sum(p, X, y)
+                uses = _edges_into(total, {full: p[full] for layer in layers.values() for full in layer.names.values()})
+                for qual, layer in layers.items():
+                    for full in layer.names.values():
+                        if uses.get(full, 0) > 1:
+                            raise _Unsupported(
+                                f"parameter '{full}' is used {uses[full]} times in the forward (outside module "
+                                f"'{qual}' too, where no hook sees it)"
+                            )
                 gs = torch.autograd.grad(total, [p[n] for n in names], allow_unused=True)
             for n, g in zip(names, gs, strict=True):
                 if g is not None:
@@ -397,13 +464,44 @@ def _run_vmap(
     accs: list[_Acc] = []
     for X, y in obj.chunks(idx, size=chunk):
         acc = _Acc(obj, X.shape[0], center is not None)
-        G = per(q, X, y)
+        with warnings.catch_warnings():  # an LSTM in float32 runs through vmap's slow fallback: right, and said
+            warnings.filterwarnings("ignore", message="There is a performance drop")
+            G = per(q, X, y)
         for n in list(G):
             Gn = G.pop(n)
             gsum[n] += Gn.sum(0)
             with torch.no_grad():
-                acc.add([_finish(Gn.reshape(X.shape[0], -1), n, center)])
+                # not in place: vmap may return one tensor for two parameters (an LSTM's bias_ih and bias_hh
+                # have the same gradient), and centring the first in place corrupted the second (issue 11)
+                acc.add([_finish(Gn.reshape(X.shape[0], -1), n, center, inplace=False)])
             del Gn
+        accs.append(acc)
+    return accs, gsum
+
+
+def _run_loop(
+    obj: Objective, p: dict[str, Tensor], center: dict[str, Tensor] | None, idx: Tensor | None, chunk: int
+) -> tuple[list[_Acc], dict[str, Tensor]]:
+    """One ``autograd.grad`` per sample: the definition, for models neither hooks nor vmap can run."""
+    names = list(p)
+    q = {n: t.detach().requires_grad_(True) for n, t in p.items()}
+    gsum = {n: torch.zeros_like(t) for n, t in p.items()}
+    accs: list[_Acc] = []
+    for X, y in obj.chunks(idx, size=chunk):
+        B = X.shape[0]
+        acc = _Acc(obj, B, center is not None)
+        rows: dict[str, list[Tensor]] = {n: [] for n in names}
+        for i in range(B):
+            with torch.enable_grad():
+                gs = torch.autograd.grad(obj.loss_sum(q, X[i : i + 1], y[i : i + 1]), [q[n] for n in names],
+                                         allow_unused=True)  # fmt: skip
+            for n, g in zip(names, gs, strict=True):
+                rows[n].append(torch.zeros_like(p[n]) if g is None else g)
+        with torch.no_grad():
+            for n in names:
+                Gn = torch.stack(rows.pop(n))
+                gsum[n] += Gn.sum(0)
+                acc.add([_finish(Gn.reshape(B, -1), n, center)])
         accs.append(acc)
     return accs, gsum
 
@@ -440,7 +538,8 @@ def persample_norms(
 
     ``params``: where to evaluate (default the model's parameters); ``center``: c by parameter name (e.g. the
     mean gradient from :meth:`Objective.grad`, then \\sigma_P^2 = mean of ``centred[P]``); ``idx``: the samples,
-    in that order (default all); ``engine``: ``"auto"``, ``"hooks"`` or ``"vmap"`` (see the module docstring);
+    in that order (default all); ``engine``: ``"auto"``, ``"hooks"``, ``"vmap"`` or ``"loop"`` (see the module
+    docstring; ``PerSampleNorms.engine`` says which ran);
     ``chunk``: samples per forward (default ``obj.chunk``, and for vmap at most 2^26 / d).
     """
     if engine not in ENGINES:
@@ -457,8 +556,9 @@ def persample_norms(
     p = _check_tensors(obj, obj.params0 if params is None else params, "params")
     c = None if center is None else _check_tensors(obj, center, "center")
 
+    check_per_sample(obj.model)
     chosen = engine
-    if engine != "vmap":
+    if engine in ("auto", "hooks"):
         try:
             hooks_layers(obj)
             chosen = "hooks"
@@ -469,13 +569,26 @@ def persample_norms(
     if chosen == "hooks":
         try:
             accs, gsum = _run_hooks(obj, p, c, idx, chunk or obj.chunk)
-        except _Unsupported as e:  # found only while running (a module called twice, ...)
+        except _Unsupported as e:  # found only while running (a module called twice, a parameter used elsewhere)
             if engine == "hooks":
                 raise ParameterError("engine", f"'hooks' cannot run this model: {e}; use 'vmap' or 'auto'") from None
             chosen = "vmap"
-    if chosen == "vmap":
+    if chosen in ("auto", "vmap"):
         d = sum(t.numel() for t in p.values())
-        accs, gsum = _run_vmap(obj, p, c, idx, chunk or max(1, min(obj.chunk, VMAP_BUDGET // d)))
+        try:
+            accs, gsum = _run_vmap(obj, p, c, idx, chunk or max(1, min(obj.chunk, VMAP_BUDGET // d)))
+            chosen = "vmap"
+        except torch.OutOfMemoryError:
+            raise
+        except (RuntimeError, ValueError, NotImplementedError) as e:
+            # torch.func has no batching rule for some operators (aten::gru, aten::rnn_tanh, aten::lstm in float64,
+            # ...); the message is torch's first line
+            if engine == "vmap":
+                why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise ParameterError("engine", f"'vmap' cannot run this model ({why}); use 'loop' or 'auto'") from None
+            chosen = "loop"
+    if chosen == "loop":
+        accs, gsum = _run_loop(obj, p, c, idx, chunk or obj.chunk)
 
     raw = {part: torch.cat([a.raw[part] for a in accs]).cpu() for part in obj.split.parts}
     if c is None:

@@ -6,8 +6,10 @@ enough: :func:`track` trains with mini-batch SGD, calls :func:`~verify.constants
 pair (B^2, G^2) over all the points, and reports for every constant the sup (inf for the most negative
 eigenvalue) over the trajectory with the 10/50/90% quantiles as variants (``L[q90]``, ``sigma_c2[max,q50]``).
 
-The run saves itself atomically after every checkpoint (``out``: the points as JSON, the model, optimiser and
-random state as a torch file) and resumes from there when called again with the same settings.
+The run saves itself after every checkpoint to one file, ``out/run.pt`` (written atomically: the measured
+points, the model, optimiser and random state together, so a run killed at any moment resumes from a
+consistent state), and resumes from there when called again with the same settings; ``out/trajectory.json``
+is a readable copy of the points (and of the summary at the end), never read back.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .heterogeneity import Dissimilarity
 from .measure import DEFAULT_WHAT, _data, measure, resolve_split
 
 QUANTILES = (0.1, 0.5, 0.9)
+RUN_FILE = "run.pt"  # everything a resume reads, written atomically
 
 
 @dataclass
@@ -50,33 +53,39 @@ class Trajectory:
 
 
 def summarise(points: list[Constants], steps: list[int] | None = None) -> Constants:
-    """Sup (inf for ``L[min...]``) over the points, quantiles as variants, (B^2, G^2) fitted over all points."""
+    """Sup (inf for ``L[min...]``) over the points, quantiles as variants, (B^2, G^2) fitted over all points.
+
+    A constant measured at only some of the points (``L[secant]`` is measured over the step after each point,
+    so never at the last one) is summarised over the points that have it, and its method says how many."""
     if not points:
         raise ParameterError("points", "needs at least one measured point")
     out = Constants(meta={**points[0].meta, "points": len(points), "steps": steps})
-    keys = [k for k, _ in points[0].items()]
+    keys: dict[str, None] = {}  # every key of every point, in first-seen order
+    for p in points:
+        keys.update(dict.fromkeys(k for k, _ in p.items()))
     for key in keys:
-        ests = [p.get(key) for p in points]
-        if any(e is None for e in ests) or key in ("B2", "G2", "B2[zero]"):
+        if key in ("B2", "G2", "B2[zero]"):
             continue
-        vals = np.array([e.value for e in ests if e is not None])
-        first = ests[0]
-        assert first is not None
+        at_steps = [(steps[i] if steps else i, e) for i, p in enumerate(points) if (e := p.get(key)) is not None]
+        vals = np.array([e.value for _, e in at_steps])
+        first = at_steps[0][1]
         if key in ("F", "d", "d_c", "d_s"):
-            out.set(key, first)
+            out.set(key, first)  # F is the gap at the start; the counts do not change
             continue
         low = key.startswith("L[min")
         at = int(np.argmin(vals) if low else np.argmax(vals))
-        pick = ests[at]
-        assert pick is not None
-        where = f"{'inf' if low else 'sup'} over {len(points)} points of the trajectory"
+        step, pick = at_steps[at]
+        k = len(at_steps)
+        where = f"{'inf' if low else 'sup'} over {k} points of the trajectory"
+        if k < len(points):
+            where += f" (the {k} of {len(points)} where it is measured)"
         out.set(key, Estimate(float(vals[at]), se=pick.se, interval=pick.interval, n=pick.n, probes=pick.probes,
-                method=f"{where}; {pick.method}", note=f"attained at step {steps[at] if steps else at}"))  # fmt: skip
-        if len(points) > 1:
+                method=f"{where}; {pick.method}", note=f"attained at step {step}"))  # fmt: skip
+        if k > 1:
             for q in QUANTILES:
                 out.set(with_variant(key, f"q{round(q * 100)}"),
-                        Estimate(float(np.quantile(vals, q)), n=len(points), method=f"{q:.0%} quantile over the "
-                                 f"trajectory; {first.method}"))  # fmt: skip
+                        Estimate(float(np.quantile(vals, q)), n=k, method=f"{q:.0%} quantile over {k} points of "
+                                 f"the trajectory; {first.method}"))  # fmt: skip
     g = [p.gradnorm2_f.value for p in points if p.gradnorm2_f is not None and p.G2 is not None]
     A = [p.G2.value + p.gradnorm2_f.value for p in points if p.gradnorm2_f is not None and p.G2 is not None]
     if A:
@@ -104,18 +113,19 @@ def track(
     steps: int = 200,
     every: int = 50,
     lr: float = 0.05,
-    batch: int = 32,
+    train_batch: int = 32,
     out: str | Path | None = None,
     seed: int = 0,
     progress: bool = False,
     **measure_kw: Any,
 ) -> Trajectory:
-    """Train ``model`` in place with SGD (``lr``, mini-batches of ``batch`` drawn uniformly from all the data)
-    for ``steps`` steps, measuring at step 0, every ``every`` steps and at the end.
+    """Train ``model`` in place with SGD (``lr``, mini-batches of ``train_batch`` drawn uniformly from all the
+    data) for ``steps`` steps, measuring at step 0, every ``every`` steps and at the end.
 
-    ``measure_kw`` go to :func:`measure` (``clients``, ``partition``, ``probes``, ``tol`` ...). With ``out`` a
-    directory, progress is saved there after every checkpoint and a second call with the same settings
-    resumes; different settings in a non-empty ``out`` raise an error instead of overwriting it.
+    ``measure_kw`` go to :func:`measure` (``clients``, ``partition``, ``batch`` -- the mini-batch of
+    ``sigma2[batch]``, not the SGD batch --, ``probes``, ``tol`` ...). With ``out`` a directory, the run is saved
+    there (``run.pt``, one atomic file) after every checkpoint and a second call with the same settings resumes;
+    different settings in a non-empty ``out`` raise an error instead of overwriting it.
     """
     if steps < 0:
         raise ParameterError("steps", f"must be >= 0, got {steps}")
@@ -123,13 +133,13 @@ def track(
         raise ParameterError("every", f"must be a positive number of steps, got {every}")
     if not lr > 0:
         raise ParameterError("lr", f"must be positive, got {lr}")
-    if batch < 1:
-        raise ParameterError("batch", f"must be a positive mini-batch size, got {batch}")
+    if isinstance(train_batch, bool) or not isinstance(train_batch, int) or train_batch < 1:
+        raise ParameterError("train_batch", f"must be a positive mini-batch size, got {train_batch!r}")
     what = tuple(what)
     X, y, _, shape = _data(data)
-    sp = resolve_split(model, split, shape)
-    config = {"what": what, "steps": steps, "every": every, "lr": lr, "batch": batch, "seed": seed, "n": len(X),
-              "model": type(model).__name__, "split": dict(sp.parts),
+    sp = resolve_split(model, split, shape, X)
+    config = {"what": what, "steps": steps, "every": every, "lr": lr, "train_batch": train_batch, "seed": seed,
+              "n": len(X), "model": type(model).__name__, "split": dict(sp.parts),
               **{k: repr(v) for k, v in measure_kw.items()}}  # fmt: skip
     key = _config_hash(config)
     checkpoints = sorted({0, *range(every, steps, every), steps})
@@ -139,17 +149,18 @@ def track(
     opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr)
     start = 0
     odir = Path(out) if out is not None else None
-    if odir is not None and (odir / "trajectory.json").exists():
-        saved = json.loads((odir / "trajectory.json").read_text())
-        if saved.get("config_hash") != key:
+    if odir is not None and (odir / RUN_FILE).exists():
+        state = torch.load(odir / RUN_FILE, weights_only=False)
+        if state.get("config_hash") != key:
             raise ParameterError("out", f"{odir} holds a run with different settings; choose another directory")
-        state = torch.load(odir / "state.pt", weights_only=False)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         gen.set_state(state["gen"])
         start = int(state["step"])
-        done = list(saved["steps"])
-        points = [Constants.from_dict(p) for p in saved["points"]]
+        done = list(state["steps"])
+        points = [Constants.from_dict(p) for p in state["points"]]
+    elif odir is not None and (odir / "trajectory.json").exists():
+        raise ParameterError("out", f"{odir} holds a run in an older format (no {RUN_FILE}); choose another directory")
     lossfn = per_sample_loss(loss)
     n = len(X)
     for step in range(start, steps + 1):
@@ -159,7 +170,7 @@ def track(
             done.append(step)
         if step == steps:
             break
-        idx = torch.randint(0, n, (batch,), generator=gen)
+        idx = torch.randint(0, n, (train_batch,), generator=gen)
         secant = step in done and points[-1].get("L[secant]") is None
         if secant:
             obj = Objective(
@@ -197,10 +208,13 @@ def _save(
     step: int,
     summary: Constants | None = None,
 ) -> None:
+    """One atomic file holds everything a resume reads (issue 11: with the points in a second file, a run killed
+    between the two writes resumed past a checkpoint it had not recorded); the JSON copy is for reading."""
     odir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(odir / "state.pt") as tmp:
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "gen": gen.get_state(), "step": step}, tmp)
     doc = {"config_hash": key, "config": config, "steps": done, "points": [p.to_dict() for p in points]}
+    with atomic_path(odir / RUN_FILE) as tmp:
+        torch.save({**doc, "model": model.state_dict(), "opt": opt.state_dict(), "gen": gen.get_state(),
+                    "step": step}, tmp)  # fmt: skip
     if summary is not None:
         doc["summary"] = summary.to_dict()
     write_atomic(odir / "trajectory.json", json.dumps(doc, indent=1, default=str) + "\n")
