@@ -8,38 +8,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from sfltheory.plan import load_blocks, plan
-from sfltheory.plotting import footnote, plan_panels
+from sfltheory.plotting import plan_figure
 
 DATA = Path(__file__).resolve().parent / "data"
-RID = "mu_splitfed/thm4.3"
-MODEL = "alexnet"
 PARAMS = {"T": 500.0, "M": 10.0, "eta_g": 0.3}  # Sec. 5 and App. F: 500 epochs, 10 clients, eta_g = 0.3
-ASSUMED = {"L": 1.0, "F": 2.3, "sigma_c2": 1.0, "sigma_s2": 1.0, "eps2": 0.5, "lam": 1e-10}
 
 
 def draw(plt: Any, small: bool = False) -> Any:
-    cuts = load_blocks(DATA / f"{MODEL}.json")
-    grid = np.unique(np.round(np.logspace(0, 3, 40))) if small else None  # default: tau = 1..1000
-    p = plan(RID, {**PARAMS, **ASSUMED}, cuts=cuts, grid=grid)
-    fig = plt.figure(figsize=(14, 4.8))
-    ax, _ = plan_panels(fig, p, marks=((2.0, "tau = 2 (paper's best)"),))
-    footnote(
-        fig,
+    setting = (
         "AlexNet as in MU-SplitFed: T = 500 rounds, M = 10 clients, eta_g = 0.3 (App. F, Table 6); the paper ran "
         "tau = 1..4 and found tau = 2 best (dotted). "
-        "Step: the largest Theorem 4.3 allows at each (cut, tau); at that step the bound falls as tau grows (flat "
-        "once the d_c branch binds), so the optimum sits at the end of the planner's range tau = 1..1000. "
-        "Assumed: L = 1, F = 2.3, "
-        "sigma_c^2 = sigma_s^2 = 1, eps^2 = 0.5, and lambda = 1e-10 so that the zeroth-order bias L^2 lambda^2 d_s^3 "
-        "stays out of the way (at MU-SplitFed's lambda = 0.005 it is 1e18 and flat in tau: see terms_mu_splitfed). "
-        "Planner's notes: " + " ".join(n.rstrip(".") + "." for n in p.notes),
-        below=ax,
-        width=190,
     )
-    return fig
+    return plan_figure(
+        plt,
+        DATA / "alexnet.json",
+        "mu_splitfed/thm4.3",
+        PARAMS,
+        setting,
+        small=small,
+        marks=((2.0, "tau = 2 (paper's best)"),),
+    )
 
 
 if __name__ == "__main__":

@@ -481,3 +481,37 @@ def tidy_log_axes(fig: Any) -> None:
                 axis.set_minor_locator(NullLocator())
             else:
                 axis.set_minor_formatter(NullFormatter())
+
+
+# The settings every planning figure assumes where the papers give no value, and what the caption says of them.
+PLAN_ASSUMED = {"L": 1.0, "F": 2.3, "sigma_c2": 1.0, "sigma_s2": 1.0, "eps2": 0.5, "lam": 1e-10}
+PLAN_ASSUMED_TEXT = (
+    "Step: the largest Theorem 4.3 allows at each (cut, tau); at that step the bound falls as tau grows (flat "
+    "once the d_c branch binds), so the optimum sits at the end of the planner's range tau = 1..1000. "
+    "Assumed: L = 1, F = 2.3, "
+    "sigma_c^2 = sigma_s^2 = 1, eps^2 = 0.5, and lambda = 1e-10 so that the zeroth-order bias L^2 lambda^2 d_s^3 "
+    "stays out of the way (at MU-SplitFed's lambda = 0.005 it is 1e18 and flat in tau: see terms_mu_splitfed). "
+)
+
+
+def plan_figure(
+    plt: Any,
+    blocks: str | Path,
+    result: str,
+    params: dict[str, float],
+    setting: str,
+    *,
+    small: bool = False,
+    marks: tuple[tuple[float, str], ...] = (),
+) -> Any:
+    """A paper-figure plan of ``result`` over tau and the cuts of a model given as a block list, at the paper's
+    ``params`` and :data:`PLAN_ASSUMED`, captioned with ``setting``, the assumptions and the planner's notes."""
+    from .plan import load_blocks, plan
+
+    grid = np.unique(np.round(np.logspace(0, 3, 40))) if small else None  # default: tau = 1..1000
+    p = plan(result, {**params, **PLAN_ASSUMED}, cuts=load_blocks(blocks), grid=grid)
+    fig = plt.figure(figsize=(14, 4.8))
+    ax, _ = plan_panels(fig, p, marks=marks)
+    notes = " ".join(n.rstrip(".") + "." for n in p.notes)
+    footnote(fig, setting + PLAN_ASSUMED_TEXT + "Planner's notes: " + notes, below=ax, width=190)
+    return fig
