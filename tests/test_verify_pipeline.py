@@ -139,11 +139,14 @@ def test_main_job_pipeline_small(tmp_path) -> None:
         "F": 2.3,
     }.items():
         c.set(k, Estimate(v))
-    files = run_pipeline(tmp_path, c, T=3, verify_T=4, seeds=2, results=["cut_layer/prop1", "mu_splitfed/thm4.1"])
+    files = run_pipeline(
+        tmp_path, c, T=3, verify_T=4, seeds=2, results=["cut_layer/prop1", "mu_splitfed/thm4.1", "heron_sfl/thm1@sum"]
+    )
     names = {p.name for p in files}
     assert {"pipeline.txt", "plan_digits.json", "train_digits.png", "report.html"} <= names
     text = (tmp_path / "pipeline.txt").read_text()
     assert "mu_splitfed" in text and "fedavg" in text and "verification on exact problems" in text
+    assert "heron_sfl/thm1@sum" in text  # the bounded-gradient result, verified on the default MLP
     assert json.loads((tmp_path / "runs" / "sl" / "run.json").read_text())["status"] == "complete"
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sfltheory.cli import EXIT_USAGE, count_arg, parse_assignments, parse_shape, positive_arg
-from sfltheory.errors import ParameterError
+from sfltheory.errors import ParameterError, SflTheoryError
 
 EXIT_DIVERGED = 1
 # measure's defaults (verify.constants.measure.PROBES/TOL, repeated here so that the parser imports no torch)
@@ -291,7 +291,11 @@ def _verify_parser(sub: Any) -> None:
             "Runs the algorithm each result analyses on an exact quadratic (first-order: exact moments; "
             "zeroth-order: Monte Carlo over seeds), evaluates the bound with the problem's exact constants at every "
             "T, and reports whether it holds, its tightness and the decay exponents, at the largest admissible step "
-            "and at a practical one. name=value overrides a constant in the bound."
+            "and at a practical one. name=value overrides a constant in the bound. On a model (--model, --data, "
+            "--cut, --clients, --partition ...) the algorithm runs over seeds, the constants the result assumes are "
+            "measured along the trajectory (sup over --points rounds) and the bound uses them; name=value then sets "
+            "the theorem's step (the practical leg), the algorithm's parameters, or a constant no run measures "
+            "(HERON-SFL's delta)."
         ),
     )
     s.add_argument("ids", nargs="*", metavar="ID", help="result ids (see `sfltheory verify --list`)")
@@ -299,8 +303,36 @@ def _verify_parser(sub: Any) -> None:
     s.add_argument("--all", action="store_true", help="every result that has an experiment")
     s.add_argument("--list", action="store_true", help="the results with an experiment, and why the others have none")
     s.add_argument("--T", type=count_arg("--T"), default=40, help="rounds (default 40)")
-    s.add_argument("--seeds", type=count_arg("--seeds"), default=24, help="seeds for zeroth-order (default 24)")
-    s.add_argument("--batch", type=count_arg("--batch"), default=4, help="mini-batch (default 4)")
+    s.add_argument(
+        "--seeds",
+        type=count_arg("--seeds"),
+        help="seeds: Monte Carlo of zeroth-order algorithms (default 24), runs on a model (default 3)",
+    )
+    s.add_argument(
+        "--problem",
+        metavar="FILE|quadratic",
+        help="a quadratic problem file (JSON, e.g. a saved counterexample) instead of the default one",
+    )
+    s.add_argument("--model", help="verify on a split model: a registered model or package.module:factory")
+    s.add_argument("--data", help="the model's data: digits (default), fashion-mnist, mnist1d, cifar10:root=..")
+    s.add_argument("--cut", help="split after this block (name or 1-based index; default: the middle cut)")
+    s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
+    s.add_argument("--clients", type=count_arg("--clients"), help="number of clients M of a model (default 4)")
+    s.add_argument("--partition", help="iid, dirichlet:ALPHA (default dirichlet:0.5), shards:K or sorted")
+    s.add_argument("--loss", help="ce, mse or auto (ce for integer labels)")
+    s.add_argument(
+        "--eval-samples",
+        type=count_arg("--eval-samples"),
+        help="record ||grad f||^2 on a fixed subsample of this many per client (default: all)",
+    )
+    s.add_argument("--order", choices=["fixed", "random"], help="client order of the sequential algorithms")
+    s.add_argument(
+        "--points",
+        type=count_arg("--points"),
+        default=3,
+        help="rounds of the trajectory where a model's constants are measured (default 3: x^0, x^T/2, x^T)",
+    )
+    s.add_argument("--batch", type=count_arg("--batch"), help="mini-batch (default 4 on a quadratic, 32 on a model)")
     s.add_argument("--out", metavar="DIR", help="write report.html, report.md, report.json and figures here")
     s.add_argument(
         "--worst-case",
@@ -326,7 +358,7 @@ def _cmd_verify(a: argparse.Namespace) -> int:
 
     if a.list:
         for rid, e in EXPERIMENTS.items():
-            print(f"{rid:30s} {e.algorithm:16s} {e.lhs}")
+            print(f"{rid:30s} {e.algorithm:16s} {e.lhs:8s} {e.problem}")
         for rid, why in NO_EXPERIMENT.items():
             print(f"{rid:30s} -                no experiment: {why}")
         return 0
@@ -349,25 +381,53 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     from verify.pipeline.experiments import experiment
     from verify.pipeline.verification import cached_verify
 
-    for rid in ids:  # every id and override is checked before any work
-        experiment(rid)
-        used = set(st.get(rid).parameters())
-        for k in overrides:
-            if k not in used:
-                raise ParameterError(k, f"result '{rid}' does not use it (it uses: {', '.join(sorted(used))})")
+    spec = _verify_problem_spec(a)
+    model = spec is not None and spec["kind"] == "model"
+    if a.all and model:  # a corollary's step is a function of T: those run on the exact quadratics only
+        skipped = [rid for rid in ids if EXPERIMENTS[rid].at_choice]
+        ids = [rid for rid in ids if not EXPERIMENTS[rid].at_choice]
+        if skipped and not a.json:
+            print(
+                f"on a model, --all leaves out the corollaries whose step depends on T: {', '.join(skipped)}",
+                file=sys.stderr,
+            )
+    if a.problem is not None:
+        for rid in ids:
+            if EXPERIMENTS.get(rid) is not None and EXPERIMENTS[rid].problem == "model":
+                raise ParameterError("--problem", f"{rid} assumes bounded gradients, which no quadratic has: "
+                                     "verify it on a model (--model, --data)")  # fmt: skip
+    batch = a.batch or (32 if model else 4)
+    if a.worst_case and model:
+        raise ParameterError("--worst-case", "searches exact quadratics; not with a model problem")
+    if a.order is not None and not model:
+        raise ParameterError("--order", "sets the client order of a run on a model (--model); not on a quadratic")
+    plans: dict[str, dict[str, Any]] = {}
+    for rid in ids:  # every id and assignment is checked before any work
+        exp = experiment(rid)
+        r = st.get(rid)
+        runs_on_model = model or (spec is None and exp.problem == "model")
+        plans[rid] = _verify_assignments(rid, r, exp, overrides, on_model=runs_on_model)
+        if a.order is not None:
+            plans[rid]["params"]["order"] = a.order
     done = []
+    failed: list[str] = []
     for rid in ids:
         if not a.json:
             print(f"verifying {rid} ...", file=sys.stderr)
         cache = Path(a.out) / "cache" if a.out else None  # re-rendering a report does not recompute it
-        done.append(cached_verify(rid, cache, T=a.T, seeds=a.seeds, batch=a.batch, overrides=overrides or None))
+        try:
+            done.append(cached_verify(rid, cache, T=a.T, seeds=a.seeds, batch=batch, problem=spec, points=a.points,
+                                      **plans[rid]))  # fmt: skip
+        except SflTheoryError as e:  # one result's failure loses nothing else: the others go on, saved as they end
+            failed.append(f"{rid}: {e}")
+            print(f"sfltheory: {rid}: {e}", file=sys.stderr)
     worst = []
     if a.worst_case:
         from verify.pipeline.verification import FIRST_ORDER
         from verify.pipeline.worstcase import worst_case
 
         for rid in ids:
-            if experiment(rid).algorithm in FIRST_ORDER:
+            if experiment(rid).algorithm in FIRST_ORDER and experiment(rid).problem == "quadratic":
                 worst.append(worst_case(rid, instances=a.worst_case, T=min(a.T, 20)))
     from verify.pipeline import trends
 
@@ -404,7 +464,68 @@ def _cmd_verify(a: argparse.Namespace) -> int:
                   f"(step {w.step:.3g}): {what}")  # fmt: skip
         for c in checks:
             print(c.line())
+    if failed:
+        print(f"sfltheory: {len(failed)} of {len(ids)} results failed (the others are reported)", file=sys.stderr)
+        return 1
     return 0
+
+
+def _verify_problem_spec(a: argparse.Namespace) -> dict[str, Any] | None:
+    """The problem ``verify`` runs on, as a JSON-able spec (the cache key includes it); None for the defaults."""
+    model_opts = {"--model": a.model, "--data": a.data, "--cut": a.cut, "--clients": a.clients,
+                  "--partition": a.partition, "--loss": a.loss, "--input-shape": a.input_shape,
+                  "--eval-samples": a.eval_samples}  # fmt: skip
+    given = [k for k, v in model_opts.items() if v is not None]
+    if a.problem is not None:
+        if given:
+            raise ParameterError(given[0], "describes a model problem; not with --problem")
+        if a.problem == "quadratic":
+            return None
+        from verify.train import QuadraticProblem
+
+        q = QuadraticProblem.from_file(a.problem)
+        return {"kind": "quadratic", **q.to_dict()}
+    if not given:
+        return None
+    shape = list(parse_shape(a.input_shape) or ()) if a.input_shape else None
+    return {"kind": "model", "model": a.model or "cnn", "data": a.data or "digits", "cut": a.cut,
+            "clients": a.clients or 4, "partition": a.partition or "dirichlet:0.5", "loss": a.loss or "auto",
+            "input_shape": shape, "eval_samples": a.eval_samples}  # fmt: skip
+
+
+def _verify_assignments(rid: str, r: Any, exp: Any, assigned: dict[str, Any], *, on_model: bool) -> dict[str, Any]:
+    """Sort ``name=value`` for one result: on a quadratic every name is a constant of the bound (an override);
+    on a model the theorem's step sets the practical leg, the algorithm's parameters go to the run and the
+    bound's other names are given constants. Unknown names are refused here, before any work."""
+    import numpy as np
+
+    from verify.train import get
+
+    used = set(r.parameters())
+    for k, v in assigned.items():
+        if isinstance(v, np.ndarray):
+            raise ParameterError(k, "verify takes one value per name (a grid is `sfltheory sweep`)")
+    if not on_model:
+        for k in assigned:
+            if k not in used:
+                raise ParameterError(k, f"result '{rid}' does not use it (it uses: {', '.join(sorted(used))})")
+        return {"overrides": dict(assigned) or None}
+    takes = {s.name for s in get(exp.algorithm).takes}
+    plan: dict[str, Any] = {"step": None, "params": {}, "overrides": {}}
+    for k, v in assigned.items():
+        if k == r.step:
+            plan["step"] = float(v)
+        elif k in exp.step_to:
+            raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
+        elif k in takes:
+            plan["params"][k] = int(v) if float(v).is_integer() and k in ("K", "tau", "P", "l", "n") else v
+        elif k in used:
+            plan["overrides"][k] = float(v)
+        else:
+            raise ParameterError(k, f"neither a parameter of {exp.algorithm} nor a name of '{rid}' "
+                                 f"({', '.join(sorted(takes | used))})")  # fmt: skip
+    plan["overrides"] = plan["overrides"] or None
+    return plan
 
 
 __all__ = ["EXIT_DIVERGED", "EXIT_USAGE", "register", "run_text"]

@@ -15,6 +15,7 @@ which the record says).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,8 @@ class Verification:
     constant_notes: list[str]
     params: dict[str, Any]
     legs: tuple[Leg, ...] = field(default_factory=tuple)
+    problem: str = "exact quadratic (constants exact)"
+    constant_errors: dict[str, float] = field(default_factory=dict)  # standard error of a measured constant
 
     @property
     def verdict(self) -> str:
@@ -112,6 +115,8 @@ class Verification:
             "constants": self.constants,
             "constant_notes": self.constant_notes,
             "params": {k: v for k, v in self.params.items() if k != "T"},
+            "problem": self.problem,
+            "constant_errors": self.constant_errors,
             "verdict": self.verdict,
             "legs": [leg.to_dict() for leg in self.legs],
         }
@@ -122,6 +127,7 @@ class Verification:
             result=d["result"], algorithm=d["algorithm"], method=d["method"], lhs=d["lhs"], note=d["note"],
             constants=d["constants"], constant_notes=d["constant_notes"], params=d["params"],
             legs=tuple(Leg.from_dict(x) for x in d["legs"]),
+            problem=d.get("problem", "exact quadratic (constants exact)"), constant_errors=d.get("constant_errors", {}),
         )  # fmt: skip
 
 
@@ -185,21 +191,73 @@ def default_problem(exp: Experiment, seed: int = 0) -> QuadraticProblem:
                                          M=exp.M, F=1.0, seed=seed, noise=exp.noise)  # fmt: skip
 
 
+DEFAULT_MODEL: dict[str, Any] = {
+    "kind": "model", "model": "mlp", "data": "digits", "input_shape": [64], "clients": 4, "partition": "dirichlet:0.5",
+}  # fmt: skip
+MODEL_SEEDS = 3  # seeds on a model problem when none are given (each is a training run)
+
+
+def problem_for(exp: Experiment, spec: Mapping[str, Any] | None, seed: int = 0) -> Any:
+    """The problem a verification runs on: ``spec`` (``{"kind": "model", <model_problem keywords>}`` or
+    ``{"kind": "quadratic", <QuadraticProblem.to_dict()>}``) or the experiment's default."""
+    if spec is None:
+        spec = DEFAULT_MODEL if exp.problem == "model" else None
+    if spec is None:
+        return default_problem(exp, seed)
+    kind = spec.get("kind")
+    if kind == "quadratic":
+        if exp.problem == "model":
+            raise ParameterError("--problem", f"{exp.result} assumes bounded gradients, which no quadratic has: "
+                                 "verify it on a model (--model, --data)")  # fmt: skip
+        return QuadraticProblem.from_dict(dict(spec))
+    if kind == "model":
+        from verify.train.setup import model_problem
+
+        kw = {k: v for k, v in spec.items() if k != "kind" and v is not None}
+        if "input_shape" in kw:
+            kw["input_shape"] = tuple(kw["input_shape"])
+        return model_problem(**kw)
+    raise ParameterError("problem", f"kind must be 'quadratic' or 'model' (got {kind!r})")
+
+
 def verify_result(
     result: str,
     *,
     T: int = 40,
-    seeds: int = 24,
+    seeds: int | None = None,
     batch: int = 4,
     practical: bool = True,
     overrides: dict[str, float] | None = None,
+    problem: Mapping[str, Any] | None = None,
+    step: float | None = None,
+    params: Mapping[str, Any] | None = None,
+    points: int = 3,
 ) -> Verification:
-    """Check ``result`` on its default exact problem (see the module docstring). ``overrides`` replace constants
-    in the bound (e.g. to see what an underestimated sigma2 does); the run itself is unchanged."""
+    """Check ``result`` on its default problem or on ``problem`` (a spec, see :func:`problem_for`).
+
+    On an exact quadratic (see the module docstring) ``overrides`` replace constants in the bound (e.g. to see
+    what an underestimated sigma2 does); the run itself is unchanged. On a model
+    (:func:`verify.pipeline.onmodel.verify_on_model`) ``overrides`` are given constants (those no run measures,
+    or a measured one replaced), ``step`` the practical leg's step and ``params`` the algorithm's parameters;
+    the constants are measured at ``points`` rounds of the trajectory."""
     exp = experiment(result)
+    prob = problem_for(exp, problem)
+    if not isinstance(prob, QuadraticProblem):
+        from .onmodel import verify_on_model
+
+        if exp.at_choice:
+            raise ParameterError(result, "its step is a function of T (a corollary's choice): verify its parent "
+                                 "theorem on a model, or this result on an exact quadratic")  # fmt: skip
+        return verify_on_model(result, prob, T=T, seeds=seeds or MODEL_SEEDS, batch=batch, points=points, step=step,
+                               params=params, given=overrides, practical=practical)  # fmt: skip
+    if step is not None or params:
+        raise ParameterError("step" if step is not None else next(iter(params or {})),
+                             "on an exact quadratic the step is the theorem's largest admissible one and the "
+                             "practical one; set algorithm parameters on a model problem")  # fmt: skip
+    seeds = seeds or 24
     r = st.get(result)
-    problem = default_problem(exp)
-    params, notes = theory_params(exp, r, problem, batch)
+    quad: QuadraticProblem = prob
+    params, notes = theory_params(exp, r, quad, batch)
     used = set(r.parameters())
     for k, v in (overrides or {}).items():
         if k not in used:
@@ -212,10 +270,11 @@ def verify_result(
     exact = exp.algorithm in FIRST_ORDER
     method = "exact moments (mean and covariance propagated)" if exact else f"Monte Carlo over {seeds} seeds"
     if exp.at_choice:
-        leg = _choice_leg(exp, r, problem, params, T=T, seeds=seeds, batch=batch, exact=exact)
+        leg = _choice_leg(exp, r, quad, params, T=T, seeds=seeds, batch=batch, exact=exact)
         return Verification(
             result=result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
             constants={k: float(v) for k, v in measured.items()}, constant_notes=notes, params=params, legs=(leg,),
+            problem=quadratic_description(quad),
         )  # fmt: skip
     admissible = float(np.asarray(st.max_step(result, {**params, "T": T}).max_step))
     steps = [("admissible", admissible)]
@@ -223,12 +282,18 @@ def verify_result(
     if practical and practical_step > 1.01 * admissible:
         steps.append(("practical", practical_step))
     legs = []
-    for mode, step in steps:
-        legs.append(_leg(exp, r, problem, params, step_name, mode, step, T=T, seeds=seeds, batch=batch, exact=exact))
+    for mode, at in steps:
+        legs.append(_leg(exp, r, quad, params, step_name, mode, at, T=T, seeds=seeds, batch=batch, exact=exact))
     return Verification(
         result=result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
         constants={k: float(v) for k, v in measured.items()}, constant_notes=notes, params=params, legs=tuple(legs),
+        problem=quadratic_description(quad),
     )  # fmt: skip
+
+
+def quadratic_description(q: QuadraticProblem) -> str:
+    """One line for the report: the quadratic's name and sizes (its constants are exact)."""
+    return f"exact quadratic {q.name}: d = {q.d}, d_c = {q.d_c}, M = {q.M} (constants exact)"
 
 
 def algorithm_params(exp: Experiment, ev_params: dict[str, Any], step: float) -> dict[str, Any]:
@@ -274,9 +339,20 @@ def _leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, A
          step: float, *, T: int, seeds: int, batch: int, exact: bool) -> Leg:  # fmt: skip
     ev = st.evaluate(r, {**params, step_name: step, "T": float(T)})
     algo_params = algorithm_params(exp, ev.params, step)
+    g = _measure(exp, problem, algo_params, T, seeds=seeds, batch=batch, exact=exact)
+    return leg_from_series(r, exp, mode, step, g, params, T=T)
+
+
+def leg_from_series(r: Any, exp: Experiment, mode: str, step: float, g: np.ndarray, params: dict[str, Any], *,
+                    T: int) -> Leg:  # fmt: skip
+    """A leg from the runs' ||grad f(x^t)||^2, ``g[seed, t]`` for t < T (one exact row, or one row per seed), and
+    the bound's parameters at the theorem's step ``step``: the left-hand side, the bound at every T, the verdict,
+    and which statement hypotheses fail."""
+    assert r.step is not None
+    ev = st.evaluate(r, {**params, r.step: step, "T": float(T)})
     Ts = np.arange(1, T + 1)
-    lhs, se = lhs_series(exp.lhs, _measure(exp, problem, algo_params, T, seeds=seeds, batch=batch, exact=exact), step)
-    theory = {**params, step_name: step, "T": Ts.astype(float)}
+    lhs, se = lhs_series(exp.lhs, g, step)
+    theory = {**params, r.step: step, "T": Ts.astype(float)}
     bound = np.asarray(st.bound_value(r, theory), dtype=float) * np.ones_like(Ts, dtype=float)
     failing = tuple(h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds)))
     verdict, first = _verdict(Ts, lhs, se, bound)

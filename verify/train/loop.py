@@ -19,7 +19,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from sfltheory.atomic import atomic_path, write_atomic
 from sfltheory.errors import ParameterError
 from sfltheory.plan.timemodel import TimeModel
 from verify.ops import tree
+from verify.ops.tree import Params
 
 from .base import RECORD_FIELDS, Context, Counters, RoundRecord, SplitAlgorithm
 from .problems import Problem
@@ -163,11 +164,15 @@ def run(
     time_model: TimeModel | None = None,
     progress: bool = True,
     extra_config: Mapping[str, Any] | None = None,
+    observe: Callable[[int, Params, Params], None] | None = None,
 ) -> Run:
     """Run ``algorithm`` on ``problem`` for ``T`` rounds; with ``out``, checkpoint there and resume.
 
     ``batched``: use the algorithm's batched path (clients vmapped) where it has one; the per-client loop is
     the reference. Records t = 0..T are taken at the global model before the first round and after each.
+    ``observe(t, client_params, server_params)`` is called at each global model recorded in this call (t = 0 on
+    a fresh start, then after every round), e.g. to measure constants along the trajectory; it must not modify
+    them. On a resumed run it sees only the rounds run now.
     """
     for name, v, low in (
         ("T", T, 1),
@@ -219,6 +224,8 @@ def run(
         state = algorithm.init_state(problem, problem.init())
         pc, ps = algorithm.global_params(state)
         recorder.record(0, pc, ps, counters, sim, wall, {})
+        if observe is not None:
+            observe(0, pc, ps)
     t0 = len(recorder.records) - 1
 
     status, message = "complete", ""
@@ -250,6 +257,8 @@ def run(
                     "Reduce the step size (check-lr gives the theorem's largest admissible one)"
                 )
                 break
+            if observe is not None:
+                observe(t + 1, pc, ps)
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix_str(f"|grad f|^2={rec.gradnorm2:.3g} loss={rec.loss:.3g}", refresh=False)
