@@ -493,6 +493,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--list", action="store_true", help="list the figures and what each shows")
     s.set_defaults(func=_cmd_figs)
 
+    from .audit.cli import register as register_audit
+
+    register_audit(sub)
     _register_verify(sub)
     return p
 

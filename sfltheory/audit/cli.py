@@ -1,0 +1,47 @@
+"""``sfltheory audit [ID ...] [--json] [--markdown FILE] [--seed N]``, registered by :mod:`sfltheory.cli`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..atomic import write_atomic
+from ..errors import ParameterError
+from . import report
+from .runner import audit
+
+
+def _seed(raw: str) -> int:
+    try:
+        v = int(raw)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer >= 0 (got {raw!r})")
+    return v
+
+
+def _cmd(a: argparse.Namespace) -> int:
+    if a.markdown and not Path(a.markdown).resolve().parent.is_dir():
+        raise ParameterError("--markdown", f"no such directory: {Path(a.markdown).parent}")
+    res = audit(a.ids or None, seed=a.seed)
+    if a.markdown:
+        write_atomic(Path(a.markdown), report.markdown(res) + "\n")
+    print(report.to_json(res) if a.json else report.text(res))
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add the ``audit`` subcommand to ``sfltheory``'s subparsers."""
+    s = sub.add_parser(
+        "audit",
+        help="machine-check results against themselves, their parents and their units: audit [ID ...]",
+        description="Runs the generic checks over the given results (default: all) and prints one finding per "
+        "row with a witness that `sfltheory bound` re-evaluates to the same numbers.",
+    )
+    s.add_argument("ids", nargs="*", metavar="ID", help="results to audit (default: every result)")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown into FILE")
+    s.add_argument("--seed", type=_seed, default=0, help="seed of the numeric searches (default 0)")
+    s.set_defaults(func=_cmd)

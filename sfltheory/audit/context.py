@@ -1,0 +1,51 @@
+"""What every check shares: the results under audit, the seed, and the points drawn once per result."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..result import Provenance, Result
+from .findings import Check, Skip
+from .lineage import parent
+from .sampling import Sample, draw
+
+
+def seed_location(p: Provenance) -> str:
+    """Where to read a result in ``shared/seeds``: file, label, equation, section."""
+    eq = f" {p.equation}" if p.equation else ""
+    sec = f", {p.section}" if p.section else ""
+    return f"{p.seed}: {p.label}{eq}{sec}"
+
+
+@dataclass
+class Context:
+    """The catalogue the checks see (parents and editions are looked up in it), the seed and the budget."""
+
+    catalogue: Sequence[Result]
+    seed: int = 0
+    samples: int = 256
+    skips: list[Skip] = field(default_factory=list)
+    _cache: dict[tuple[str, tuple[str, ...]], Sample | None] = field(default_factory=dict, repr=False)
+
+    def rng(self, *key: str) -> np.random.Generator:
+        """A generator that depends only on the seed and ``key`` (a check and a result id), so one result's
+        points do not change when another is added."""
+        return np.random.default_rng([self.seed, zlib.crc32("\x1f".join(key).encode())])
+
+    def sample(self, r: Result, extra: Sequence[str] = (), scale: int = 1) -> Sample | None:
+        """Points of ``r`` (drawn once per result, ``extra`` and ``scale`` x the sample budget)."""
+        key = (r.id, (*sorted(extra), f"x{scale}"))
+        if key not in self._cache:
+            self._cache[key] = draw(r, self.rng("points", r.id, *key[1]), self.samples * scale, extra)
+        return self._cache[key]
+
+    def parent(self, r: Result) -> Result | None:
+        return parent(r, self.catalogue)
+
+    def skip(self, r: Result, check: Check, reason: str) -> None:
+        """Record that ``check`` could not run on ``r``."""
+        self.skips.append(Skip(result=r.id, check=check, reason=reason))

@@ -1,0 +1,158 @@
+"""Check 1: a corollary follows from its theorem.
+
+Substitute the corollary's choices into its parent: at each point of the corollary's admissible region the
+corollary's bound must be at least the parent's there (it is the parent's bound, simplified). Symbolically
+first (the parent's bound with the choices substituted, minus the corollary's, simplifies to 0); otherwise a
+seeded search in log space over many orders of magnitude, refined locally from the worst point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from .. import vocabulary as vocab
+from ..evaluate import Evaluation, evaluate
+from ..result import Result
+from .context import Context, seed_location
+from .findings import Finding, Reevaluation, Severity
+from .sampling import GENERIC_RELATIONS, base_names, derivable, robust
+from .search import refine
+
+INVALID_RATIO = 100.0  # a parent/corollary ratio the search pushes past this is no constant: the bound is invalid
+
+
+def parent_extra(r: Result, p: Result) -> list[str]:
+    """Names the parent needs that the corollary neither uses nor derives and the parent cannot derive."""
+    have = set(r.parameters()) | {n for n, _ in r.defaults}
+    return sorted(set(p.parameters()) - derivable(p, have))
+
+
+def parent_params(p: Result, ev: Evaluation) -> dict[str, Any]:
+    """The corollary's resolved values (arrays) that the parent uses."""
+    n = int(np.size(ev.value))
+    return {k: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for k, v in ev.params.items() if k in p.parameters()}
+
+
+def at_parent(p: Result, ev: Evaluation) -> tuple[Evaluation | None, np.ndarray]:
+    """The parent evaluated at the corollary's resolved values, and the mask of points where that worked."""
+    return robust(lambda v: evaluate(p, v), parent_params(p, ev))
+
+
+def symbolic_difference(r: Result, p: Result) -> sp.Expr | None:
+    """parent bound - corollary bound, both with the corollary's defaults substituted (None: too large)."""
+    base = base_names(r, set(r.parameters()) | set(p.parameters()))
+    subs: dict[str, sp.Expr] = {b: vocab.symbol(b) for b in base}
+    for name, expr in (*r.defaults, *GENERIC_RELATIONS):
+        if name not in subs and all(s.name in subs for s in expr.free_symbols):
+            subs[name] = expr.subs({vocab.symbol(k): v for k, v in subs.items()}, simultaneous=True)
+    table = {vocab.symbol(k): v for k, v in subs.items()}
+    diff = p.bound_expr.subs(table, simultaneous=True) - r.bound_expr.subs(table, simultaneous=True)
+    if sp.count_ops(diff) > 400:
+        return None
+    return sp.simplify(diff)
+
+
+def violation(ev: Evaluation, n: int) -> np.ndarray:
+    """How far the statement's conditions are from holding, in log units (0 where they all hold)."""
+    out = np.zeros(n)
+    with np.errstate(all="ignore"):
+        for h in ev.hypotheses:
+            if h.source != "statement":
+                continue
+            lhs = np.abs(np.broadcast_to(np.asarray(h.lhs, dtype=float), (n,)))
+            rhs = np.abs(np.broadcast_to(np.asarray(h.rhs, dtype=float), (n,)))
+            gap = np.abs(np.log(lhs / rhs))
+            bad = ~np.broadcast_to(np.asarray(h.holds, dtype=bool), (n,))
+            out += np.where(bad, np.where(np.isfinite(gap), gap, 50.0) + 1.0, 0.0)
+    return out
+
+
+def _ratio(r: Result, p: Result, cand: Mapping[str, np.ndarray], penalty: float = 0.0) -> np.ndarray:
+    """log(parent / corollary) at each candidate where the corollary applies; with ``penalty`` > 0, also where
+    it does not, minus ``penalty`` times how far its conditions are from holding (a search can cross them)."""
+    n = len(next(iter(cand.values())))
+    ev, keep = robust(lambda v: evaluate(r, v), dict(cand))
+    out = np.full(n, -np.inf)
+    if ev is None:
+        return out
+    pe, pkeep = at_parent(p, ev)
+    if pe is None:
+        return out
+    idx = np.flatnonzero(keep)[pkeep]
+    cv = np.broadcast_to(np.asarray(ev.value, dtype=float), (int(keep.sum()),))[pkeep]
+    ok = np.broadcast_to(np.asarray(ev.applies, dtype=bool), (int(keep.sum()),))[pkeep]
+    pv = np.broadcast_to(np.asarray(pe.value, dtype=float), cv.shape)
+    with np.errstate(all="ignore"):
+        lr = np.where((cv > 0) & np.isfinite(pv) & np.isfinite(cv), np.log(pv / cv), -np.inf)
+    if penalty > 0:
+        lr = lr - penalty * violation(ev, int(keep.sum()))[pkeep]
+    else:
+        lr = np.where(ok, lr, -np.inf)
+    out[idx] = lr
+    return out
+
+
+def check(r: Result, ctx: Context) -> list[Finding]:
+    if r.kind != "corollary" or not r.explicit:
+        return []
+    p = ctx.parent(r)
+    if p is None:
+        ctx.skip(r, "corollary", "no parent theorem found in the encoding")
+        return []
+    diff = symbolic_difference(r, p)
+    if diff is not None and diff == 0:
+        return []  # the corollary is its parent at the choices, term for term
+    s = ctx.sample(r, parent_extra(r, p), scale=4)  # a corollary's region can be thin: more points
+    if s is None:
+        ctx.skip(r, "corollary", "no valid parameter point")
+        return []
+    score = _ratio(r, p, s.given)
+    if not np.isfinite(score).any():
+        ctx.skip(r, "corollary", "the corollary applies at none of the points drawn")
+        return []
+    rng = ctx.rng("corollary", r.id)
+    order = np.argsort(-score)[:3]
+    sampled = float(score[order[0]])
+    best_point, best = s.point(int(order[0])), sampled
+    for i in order:
+        # cross infeasible ground (penalised), then polish inside the admissible region
+        pt, _ = refine(lambda c: _ratio(r, p, c, penalty=2.0), s.point(int(i)), s.given, rng)
+        start = pt if np.isfinite(_ratio(r, p, {k: np.array([v]) for k, v in pt.items()})[0]) else s.point(int(i))
+        pt, sc = refine(lambda c: _ratio(r, p, c), start, s.given, rng, stop=np.log(INVALID_RATIO))
+        if sc > best:
+            best_point, best = pt, sc
+    if best <= 1e-9:
+        return []
+    # the witness: a drawn point where one was found (moderate values), else the refined one
+    witness = s.point(int(order[0])) if sampled > 1e-9 else best_point
+    return [_finding(r, p, witness, float(np.exp(best)))]
+
+
+def _finding(r: Result, p: Result, point: dict[str, float], worst: float) -> Finding:
+    ev = evaluate(r, point)
+    params_p = {k: float(v) for k, v in ev.params.items() if k in p.parameters()}
+    pe = evaluate(p, params_p)
+    ratio = float(pe.value) / float(ev.value)
+    severity: Severity = "bound invalid" if worst >= INVALID_RATIO else "constant off"
+    reach = f"; the search reaches {worst:.3g}x" if worst > ratio * (1 + 1e-6) else ""
+    found = (
+        f"where the corollary applies, {p.id} at its choices gives {float(pe.value):.6g} but the corollary "
+        f"prints {float(ev.value):.6g} ({ratio:.4g}x{reach})"
+    )
+    return Finding(
+        result=r.id,
+        check="corollary",
+        printed=r.statement or r.lhs,
+        found=found,
+        severity=severity,
+        seed=seed_location(r.provenance),
+        witness=point,
+        reevaluations=(
+            Reevaluation(result=r.id, params=point, value=float(ev.value), applies=bool(ev.applies)),
+            Reevaluation(result=p.id, params=params_p, value=float(pe.value)),
+        ),
+    )

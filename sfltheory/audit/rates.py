@@ -1,0 +1,145 @@
+"""Check 6: rates.
+
+Does the stated O-rate match the leading order of the explicit bound under the stated choices? The rate's
+O-terms are parsed (:mod:`sfltheory.audit.latex`); the explicit bound is the result itself or the edition it
+names in ``see``, evaluated with its defaults (the choices) applied. Exponents are compared numerically in
+log-log: in T, and, for the terms that lead in T, in every other parameter the rate names and in d, tau, M.
+A rate whose step size is not fixed by an encoded choice is skipped (its T-exponent is undefined).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import sympy as sp
+
+from ..errors import ParameterError
+from ..evaluate import evaluate
+from ..result import Result
+from .context import Context, seed_location
+from .findings import Finding
+from .latex import LatexError, to_sympy
+from .sampling import base_names
+from .search import numeric
+
+O_TERM = re.compile(r"\\mathcal\s*\{?O\}?\s*(?:\\left|\\big|\\Big)?\s*\(")
+BIG, HUGE = 1e12, 1e14
+POINT = 7.0  # every other parameter; counts of the dimension group get DIM
+DIM = 1e6
+
+
+def o_terms(rate: str) -> list[str]:
+    """The arguments of every \\mathcal O(...) in ``rate``."""
+    out = []
+    for m in O_TERM.finditer(rate):
+        depth, j = 1, m.end()
+        while j < len(rate) and depth:
+            depth += {"(": 1, ")": -1}.get(rate[j], 0)
+            j += 1
+        body = rate[m.end() : j - 1]
+        out.append(re.sub(r"\\(right|big|Big)\s*$", "", body.strip()))
+    return out
+
+
+def _standin(r: Result, ctx: Context) -> Result | None:
+    if r.explicit:
+        return r
+    return next((c for c in ctx.catalogue if c.id == r.see and c.explicit), None)
+
+
+def _terms(e: Result, base: dict[str, float], name: str, values: tuple[float, float]) -> np.ndarray | None:
+    pts = {k: np.full(2, v) for k, v in base.items()}
+    pts[name] = np.array(values)
+    try:
+        ev = evaluate(e, pts)
+    except ParameterError:
+        return None
+    return np.stack([np.broadcast_to(np.asarray(v, dtype=float), (2,)) for v in ev.terms.values()])
+
+
+def _slope(a: np.ndarray, x: tuple[float, float]) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return (np.log(np.abs(a[..., 1])) - np.log(np.abs(a[..., 0]))) / np.log(x[1] / x[0])
+
+
+def check(r: Result, ctx: Context) -> list[Finding]:
+    if not r.rate:
+        return []
+    e = _standin(r, ctx)
+    if e is None:
+        ctx.skip(r, "rates", "no explicit bound to compare the rate with")
+        return []
+    names = base_names(e, e.parameters())
+    if e.step is not None and e.step in names:
+        ctx.skip(r, "rates", f"the rate's choice of {e.step} is not encoded in {e.id}")
+        return []
+    try:
+        rate = sp.Add(*(to_sympy(t, r) for t in o_terms(r.rate)))
+    except LatexError as err:
+        ctx.skip(r, "rates", f"the rate is not comparable: {err}")
+        return []
+    if "T" not in names:
+        return []
+    from .. import vocabulary as vocab
+
+    base = {n: (DIM if vocab.get(n).group == "dimension" else POINT) for n in names}
+    base["T"] = BIG
+    tt = (BIG, HUGE)
+    terms = _terms(e, base, "T", tt)
+    if terms is None:
+        ctx.skip(r, "rates", "the explicit bound cannot be evaluated at large T")
+        return []
+    rate_vals = {n: np.array([base.get(n, POINT)] * 2) for n in {x.name for x in rate.free_symbols}}
+    rate_vals["T"] = np.array(tt)
+    r_terms = [numeric(t, rate_vals) * np.ones(2) for t in sp.Add.make_args(rate)]
+    e_bound = float(np.max(_slope(terms, tt)))
+    e_rate = float(np.max(_slope(np.stack(r_terms), tt)))
+    out = []
+    if abs(e_bound - e_rate) > 0.02:
+        out.append(
+            _finding(
+                r,
+                e,
+                f"in T the explicit bound {e.id} decays as T^{e_bound:.3g}, the rate says T^{e_rate:.3g}",
+                "bound invalid" if e_bound > e_rate else "cosmetic",
+            )
+        )
+        return out
+    lead = _slope(terms, tt) > e_bound - 0.02
+    r_lead = _slope(np.stack(r_terms), tt) > e_rate - 0.02
+    lead_rate = sp.Add(*(t for t, k in zip(sp.Add.make_args(rate), r_lead, strict=True) if k))
+    for n in sorted(({x.name for x in rate.free_symbols} | {"d", "tau", "M"}) & set(names) - {"T"}):
+        x0 = base[n]
+        xs = (x0, x0 * 1e3)
+        t2 = _terms(e, base, n, xs)
+        if t2 is None:
+            continue
+        # the largest exponent among the leading terms: what dominates as the parameter grows
+        b = float(np.nanmax(_slope(t2[lead], xs)))
+        rv = {**{k: v.copy() for k, v in rate_vals.items()}, n: np.array(xs)}
+        rv["T"] = np.full(2, BIG)
+        a = float(np.nanmax([_slope(numeric(t, rv) * np.ones(2), xs) for t in sp.Add.make_args(lead_rate)]))
+        if np.isfinite(a) and np.isfinite(b) and b > a + 0.05:
+            out.append(
+                _finding(
+                    r,
+                    e,
+                    f"the terms of {e.id} that lead in T grow as {n}^{b:.3g}, the rate's as {n}^{a:.3g}",
+                    "constant off",
+                )
+            )
+    return out
+
+
+def _finding(r: Result, e: Result, found: str, severity: str) -> Finding:
+    return Finding(
+        result=r.id,
+        check="rates",
+        printed=r.rate or "",
+        found=found,
+        severity="bound invalid"
+        if severity == "bound invalid"
+        else ("cosmetic" if severity == "cosmetic" else "constant off"),
+        seed=seed_location(r.provenance),
+    )

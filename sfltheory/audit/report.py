@@ -1,0 +1,132 @@
+"""The audit as text, JSON and Markdown, with a summary per paper and per check."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from ..registry import PAPERS
+from .findings import CHECK_TITLES, CHECKS, SEVERITIES, Finding
+from .runner import Audit
+
+SEEDS = "shared/seeds"  # where the seed files live in a checkout that has them
+
+
+def summary(a: Audit) -> dict[str, dict[str, int]]:
+    """Per paper: findings per check and per severity, and the total."""
+    out: dict[str, dict[str, int]] = {}
+    for key in PAPERS:
+        fs = [f for f in a.findings if f.paper == key]
+        row: dict[str, int] = {c: sum(f.check == c for f in fs) for c in CHECKS}
+        row.update({str(s): sum(f.severity == s for f in fs) for s in SEVERITIES})
+        row["total"] = len(fs)
+        out[key] = row
+    return out
+
+
+def to_dict(a: Audit) -> dict[str, Any]:
+    return {
+        "format": "sfltheory.audit/1",
+        "seed": a.seed,
+        "samples": a.samples,
+        "results": list(a.results),
+        "summary": summary(a),
+        "findings": [f.to_dict() for f in a.findings],
+        "skipped": [{"result": s.result, "check": s.check, "reason": s.reason} for s in a.skips],
+    }
+
+
+def to_json(a: Audit) -> str:
+    return json.dumps(to_dict(a), indent=2, allow_nan=False, default=_nan_free)
+
+
+def _nan_free(v: Any) -> Any:  # pragma: no cover - json only calls it for unknown types
+    return str(v)
+
+
+def _num(v: float) -> str:
+    return f"{v:.6g}"
+
+
+def text(a: Audit) -> str:
+    lines = []
+    for f in a.findings:
+        lines += [
+            f"{f.result}  [{f.check}] {f.severity}",
+            f"  found:   {f.found}",
+            f"  printed: {_short(f.printed)}",
+            f"  seed:    {f.seed}",
+        ]
+        lines += [f"  re-check: {r.command()}   # -> {_num(r.value)}" for r in f.reevaluations]
+        lines.append("")
+    lines += [summary_text(a), f"{len(a.skips)} checks skipped (--json lists them with the reason); seed {a.seed}"]
+    return "\n".join(lines)
+
+
+def summary_text(a: Audit) -> str:
+    s = summary(a)
+    header = ["paper", *CHECKS, "total"]
+    rows = [[k, *(str(v[c]) for c in CHECKS), str(v["total"])] for k, v in s.items()]
+    rows.append(["all", *(str(sum(v[c] for v in s.values())) for c in CHECKS), str(len(a.findings))])
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
+    sev = Counter(f.severity for f in a.findings)
+    return "\n".join(
+        [
+            fmt(header),
+            fmt(["-" * w for w in widths]),
+            *(fmt(r) for r in rows),
+            "",
+            "severity: " + ", ".join(f"{k} {sev.get(k, 0)}" for k in SEVERITIES),
+        ]
+    )
+
+
+def _short(s: str, n: int = 160) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def seed_link(f: Finding) -> str:
+    """The seed location as a link to the seed file (relative to docs/)."""
+    file = f.seed.split(":", 1)[0]
+    return f"[{_cell(f.seed)}](../{SEEDS}/{file})"
+
+
+def markdown_findings(a: Audit) -> list[str]:
+    out = []
+    for key in PAPERS:
+        fs = [f for f in a.findings if f.paper == key]
+        if not fs:
+            continue
+        out += [
+            f"### `{key}`",
+            "",
+            "| result | check | severity | found | witness (re-check) | seed |",
+            "|---|---|---|---|---|---|",
+        ]
+        for f in fs:
+            check = "<br>".join(f"`{_cell(r.command())}` → {_num(r.value)}" for r in f.reevaluations) or "—"
+            row = [f"`{f.result}`", CHECK_TITLES[f.check], f.severity, _cell(f.found), check, seed_link(f)]
+            out.append("| " + " | ".join(row) + " |")
+        out.append("")
+    return out
+
+
+def markdown(a: Audit) -> str:
+    s = summary(a)
+    out = [
+        "# Audit",
+        "",
+        f"`sfltheory audit --seed {a.seed}`: {len(a.findings)} findings over {len(a.results)} results.",
+        "",
+        "| paper | " + " | ".join(CHECK_TITLES[c] for c in CHECKS) + " | total |",
+        "|---|" + "---|" * (len(CHECKS) + 1),
+    ]
+    out += [f"| `{k}` | " + " | ".join(str(v[c]) for c in CHECKS) + f" | {v['total']} |" for k, v in s.items()]
+    out += ["", *markdown_findings(a)]
+    return "\n".join(out)

@@ -1,0 +1,154 @@
+"""Check 4: units.
+
+Every canonical symbol has a dimension (:mod:`sfltheory.audit.dimensions`). Every term of a bound must have
+the dimension of its left-hand side, the summands of every sum inside it must agree, and both sides of every
+hypothesis (a step-size branch is a step size) must agree. A term that fails scales differently from the
+left-hand side when the loss or the parameters change units, so the inequality cannot hold in every unit:
+reported as bound invalid -- except in a corollary, whose choices (a step 1/sqrt(T)) are numbers and so fix a
+unit: there, as for a hypothesis that fails, the bound holds only in some units (an unstated normalisation).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import sympy as sp
+
+from ..result import Result
+from .context import Context, seed_location
+from .dimensions import DIMENSIONS, LHS_DIMENSIONS
+from .findings import Finding
+
+BASE = {n: sp.Symbol(n, positive=True) for n in ("loss", "param", "time")}
+
+
+class Undimensioned(Exception):
+    """A symbol with no dimension in the table."""
+
+
+class Mismatch(Exception):
+    """Summands (or the arguments of a min/max) with different dimensions."""
+
+    def __init__(self, expr: sp.Expr, dims: list[sp.Expr]) -> None:
+        super().__init__(f"{sp.sstr(expr)}: {', '.join(sp.sstr(d) for d in dims)}")
+
+
+def parse_dimension(text: str) -> sp.Expr:
+    return sp.sympify(text, locals=BASE)
+
+
+def dimension(expr: sp.Expr) -> sp.Expr:
+    """The dimension of ``expr`` as a monomial in loss, param, time (1 for a pure number)."""
+    if expr.is_Number or expr is sp.pi or expr is sp.E:
+        return sp.Integer(1)
+    if isinstance(expr, sp.Symbol):
+        if expr.name not in DIMENSIONS:
+            raise Undimensioned(expr.name)
+        return parse_dimension(DIMENSIONS[expr.name])
+    if isinstance(expr, sp.Mul):
+        return sp.Mul(*(dimension(a) for a in expr.args))
+    if isinstance(expr, sp.Pow):
+        d = dimension(expr.base)
+        if d != 1 and not expr.exp.is_Number:
+            raise Mismatch(expr, [d, dimension(expr.exp)])
+        return sp.powsimp(d**expr.exp, force=True)
+    if isinstance(expr, sp.Add | sp.Min | sp.Max):
+        dims = [dimension(a) for a in expr.args]
+        if len(set(dims)) > 1:
+            raise Mismatch(expr, dims)
+        return dims[0]
+    if isinstance(expr, sp.Function):
+        for a in expr.args:
+            if dimension(a) != 1:
+                raise Mismatch(expr, [dimension(a)])
+        return sp.Integer(1)
+    return sp.Integer(1)
+
+
+def lhs_dimension(r: Result) -> sp.Expr | None:
+    """From the words of the left-hand side; but when every term agrees on another dimension and none has the
+    one the words suggest, the words describe the quantity loosely (a step-weighted average, a descent lemma)
+    and the terms' common dimension is taken."""
+    dims = []
+    for t in r.terms:
+        try:
+            dims.append(dimension(t.expr))
+        except (Undimensioned, Mismatch):
+            continue
+    common = Counter(dims).most_common(1)[0][0] if dims else None
+    words = r.lhs.lower()
+    for key, dim in LHS_DIMENSIONS:
+        if key in words:
+            want = parse_dimension(dim)
+            if dims and want not in dims and len(set(dims)) == 1:
+                return common
+            return want
+    return common
+
+
+def _finding(r: Result, printed: str, found: str, severity: str, where: str = "") -> Finding:
+    return Finding(
+        result=r.id,
+        check="units",
+        printed=printed,
+        found=found,
+        severity="bound invalid" if severity == "bound invalid" else "unstated condition",
+        seed=seed_location(r.provenance) + (f"; {where}" if where else ""),
+    )
+
+
+def check(r: Result, ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    missing: set[str] = set()
+    want = lhs_dimension(r) if r.terms else None
+    for t in r.terms:
+        try:
+            d = dimension(t.expr)
+        except Undimensioned as e:
+            missing.add(str(e))
+            continue
+        except Mismatch as e:
+            out.append(
+                _finding(
+                    r, sp.sstr(t.expr), f"term '{t.name}' adds quantities of different dimension: {e}", "bound invalid"
+                )
+            )
+            continue
+        if want is not None and d != want:
+            # A corollary substitutes choices made in numbers (eta = 1/sqrt(T), lambda = 1/sqrt(dT)): the bound
+            # then holds in the units those numbers were chosen in, an unstated normalisation rather than an
+            # invalid bound; in a theorem a term of another dimension cannot hold in every unit.
+            chosen = r.kind == "corollary"
+            why = "; the corollary's choices fix a unit (an unstated normalisation)" if chosen else ""
+            out.append(
+                _finding(
+                    r,
+                    sp.sstr(t.expr),
+                    f"term '{t.name}' has dimension {sp.sstr(d)}, the left-hand side {sp.sstr(want)}{why}",
+                    "" if chosen else "bound invalid",
+                )
+            )
+    for h in r.hypotheses:
+        try:
+            dl, dr = dimension(h.lhs), dimension(h.rhs)
+        except Undimensioned as e:
+            missing.add(str(e))
+            continue
+        except Mismatch as e:
+            out.append(
+                _finding(r, h.printed, f"condition {h.name} adds quantities of different dimension: {e}", "", h.where)
+            )
+            continue
+        if dl != dr:
+            out.append(
+                _finding(
+                    r,
+                    h.printed,
+                    f"condition {h.name}: the left side has dimension {sp.sstr(dl)}, the right side {sp.sstr(dr)}",
+                    "",
+                    h.where,
+                )
+            )
+    if missing:
+        ctx.skip(r, "units", f"no dimension for {', '.join(sorted(missing))}")
+    return out
