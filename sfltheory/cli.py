@@ -333,12 +333,12 @@ def _cmd_figs(a: argparse.Namespace) -> int:
 
 
 def _register_verify(sub: Any) -> None:
-    """The commands the torch half owns (measure, train): ``verify.cli`` adds them. Importing it costs no torch
-    import (its commands import torch when they run), so ``sfltheory list`` stays fast."""
+    """The commands the torch half owns (measure, train, verify, sweep): ``verify.cli`` adds them. Importing it
+    costs no torch import (its commands import torch when they run), so ``sfltheory list`` stays fast."""
     try:
         from verify.cli import register
     except ImportError:  # the theory half installed alone
-        for name in ("measure", "train"):
+        for name in ("measure", "train", "verify", "sweep"):
             s = sub.add_parser(name, help=f"{name} (needs the verify extra: pip install -e .[verify])")
             s.add_argument("rest", nargs="*")
             s.set_defaults(func=_needs_verify, name=name)

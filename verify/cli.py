@@ -22,10 +22,14 @@ TOL = 1e-3
 
 
 def register(sub: Any) -> None:
-    """Add ``measure`` and ``train`` to a subparsers object (``sfltheory.cli.build_parser`` calls this)."""
+    """Add ``measure``, ``train``, ``verify`` and ``sweep`` to a subparsers object (``sfltheory.cli.build_parser``
+    calls this)."""
+    from verify.sweep.cli import register as register_sweep  # imports no torch
+
     _measure_parser(sub)
     _train_parser(sub)
     _verify_parser(sub)
+    register_sweep(sub)
 
 
 # --- measure --------------------------------------------------------------------------------------------------
@@ -440,9 +444,10 @@ def _cmd_verify(a: argparse.Namespace) -> int:
         written = report.write(done, a.out) if done else []
         if checks:
             written = trends.write(checks, a.out, append=bool(done))  # the Trends section, after the results
-        for w in worst:
-            if w.counterexample:
-                w.save_problem(Path(a.out) / f"counterexample_{w.result.replace('/', '_').replace('@', '_')}.json")
+        if worst:
+            from verify.pipeline.worstcase import save_worst_cases
+
+            save_worst_cases(worst, a.out)  # counterexamples.json, which `sfltheory audit --counterexamples` reads
         if not a.json:
             print(f"report written to {written[0]}")
     if a.json:

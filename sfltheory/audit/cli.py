@@ -25,7 +25,9 @@ def _seed(raw: str) -> int:
 def _cmd(a: argparse.Namespace) -> int:
     if a.markdown and not Path(a.markdown).resolve().parent.is_dir():
         raise ParameterError("--markdown", f"no such directory: {Path(a.markdown).parent}")
-    res = audit(a.ids or None, seed=a.seed)
+    from .falsified import load
+
+    res = audit(a.ids or None, seed=a.seed, counterexamples=load(a.counterexamples or []))
     if a.markdown:
         write_atomic(Path(a.markdown), report.markdown(res) + "\n")
     print(report.to_json(res) if a.json else report.text(res))
@@ -44,4 +46,10 @@ def register(sub: Any) -> None:
     s.add_argument("--json", action="store_true")
     s.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown into FILE")
     s.add_argument("--seed", type=_seed, default=0, help="seed of the numeric searches (default 0)")
+    s.add_argument(
+        "--counterexamples",
+        action="append",
+        metavar="DIR",
+        help="report the counterexamples `sfltheory verify --worst-case N --out DIR` found (repeatable)",
+    )
     s.set_defaults(func=_cmd)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,7 @@ class Context:
     seed: int = 0
     samples: int = 256
     skips: list[Skip] = field(default_factory=list)
+    counterexamples: list[dict[str, Any]] = field(default_factory=list)  # verify --worst-case records
     _cache: dict[tuple[str, tuple[str, ...]], Sample | None] = field(default_factory=dict, repr=False)
 
     def rng(self, *key: str) -> np.random.Generator:

@@ -14,7 +14,9 @@ from typing import Any, Literal
 Severity = Literal["bound invalid", "constant off", "unstated condition", "cosmetic"]
 SEVERITIES: tuple[Severity, ...] = ("bound invalid", "constant off", "unstated condition", "cosmetic")
 
-Check = Literal["corollary", "together", "editions", "units", "validity", "rates", "printed", "substitutions"]
+Check = Literal[
+    "corollary", "together", "editions", "units", "validity", "rates", "printed", "substitutions", "falsified"
+]
 CHECKS: tuple[Check, ...] = (
     "corollary",
     "together",
@@ -24,6 +26,7 @@ CHECKS: tuple[Check, ...] = (
     "rates",
     "printed",
     "substitutions",
+    "falsified",
 )
 CHECK_TITLES: dict[str, str] = {
     "corollary": "corollary follows from its theorem",
@@ -34,6 +37,7 @@ CHECK_TITLES: dict[str, str] = {
     "rates": "rates",
     "printed": "printed statement equals the encoded terms",
     "substitutions": "silent substitutions",
+    "falsified": "falsified on an exact problem",
 }
 
 

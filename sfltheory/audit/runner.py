@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ParameterError
 from ..registry import PAPERS, get, results
 from ..result import Result
-from . import corollary, editions, printed, rates, substitutions, together, units, validity
+from . import corollary, editions, falsified, printed, rates, substitutions, together, units, validity
 from .context import Context
 from .findings import CHECKS, Finding, Skip
 
@@ -23,6 +24,7 @@ REGISTRY: dict[str, CheckFn] = {
     "rates": rates.check,
     "printed": printed.check,
     "substitutions": substitutions.check,
+    "falsified": falsified.check,
 }
 assert tuple(REGISTRY) == CHECKS
 
@@ -46,10 +48,13 @@ def audit(
     samples: int = 256,
     catalogue: Sequence[Result] | None = None,
     checks: Sequence[str] | None = None,
+    counterexamples: Sequence[Mapping[str, Any]] = (),
 ) -> Audit:
     """Audit ``ids`` (default: every result) against ``catalogue`` (default: the encoded one).
 
     Deterministic for a given seed: every check draws from a generator seeded by (seed, check, result id).
+    ``counterexamples``: the records of ``verify --worst-case`` (:func:`sfltheory.audit.falsified.load`), which the
+    ``falsified`` check reports.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ParameterError("seed", f"must be an integer >= 0 (got {seed!r})")
@@ -66,7 +71,7 @@ def audit(
     else:
         chosen = cat
     order = {k: n for n, k in enumerate(PAPERS)}
-    ctx = Context(cat, seed=seed, samples=samples)
+    ctx = Context(cat, seed=seed, samples=samples, counterexamples=[dict(c) for c in counterexamples])
     t0 = time.perf_counter()
     found: list[Finding] = []
     for r in chosen:

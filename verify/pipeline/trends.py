@@ -260,17 +260,42 @@ def _theory(result: str, problem: Any, batch: int, params: Mapping[str, float]) 
 
 def _series_to(run_: Any, name: str, T: int) -> np.ndarray:
     """A recorded series over t = 0..T, padded with inf after a divergence."""
-    s = run_.series(name)
-    if len(s) < T + 1:
-        s = np.concatenate([s, np.full(T + 1 - len(s), np.inf)])
-    return s[: T + 1]
+    return _padded(run_.series(name), T)
 
 
 def _fmt_grid(xs: Any) -> str:
     return ", ".join(f"{x:g}" for x in xs)
 
 
+def _quadratic_config(d: int, d_c: int, M: int) -> dict[str, Any]:
+    """The MU-SplitFed sweeps' quadratic as a train configuration: L = 1, mu = 0.1, sigma2 = eps2 = F = 1, Rademacher
+    noise, built from seed 0 for every run (the runs' seeds vary), on the CPU."""
+    return {"algorithm": "mu_splitfed", "problem": "quadratic", "L": 1.0, "mu": 0.1, "sigma2": 1.0, "eps2": 1.0,
+            "d": int(d), "d_c": int(d_c), "M": int(M), "F": 1.0, "noise": "rademacher", "problem_seed": 0,
+            "device": "cpu"}  # fmt: skip
+
+
 Progress = Callable[[str], None] | None
+# How the sweeps' training runs are done: given train configurations (``verify.sweep`` names) and the series to
+# record, the series of each run in order. Default: one after the other in this process; ``verify.sweep.trends``
+# gives one that runs them as a sweep (a process pool or Ray, resumable) and reads them from its table.
+Measure = Callable[[Sequence[Mapping[str, Any]], Sequence[str]], Sequence[Mapping[str, np.ndarray]]] | None
+
+
+def _measure(measure: Measure, configs: Sequence[Mapping[str, Any]], series: Sequence[str]) -> list[dict[str, Any]]:
+    if measure is None:
+        from verify.sweep.entries import measure_locally
+
+        return measure_locally(configs, series)
+    return [dict(x) for x in measure(configs, series)]
+
+
+def _padded(series: Any, T: int) -> np.ndarray:
+    """A recorded series over t = 0..T, padded with inf after a divergence."""
+    s = np.asarray(series, dtype=float)
+    if len(s) < T + 1:
+        s = np.concatenate([s, np.full(T + 1 - len(s), np.inf)])
+    return s[: T + 1]
 
 
 def _say(progress: Progress, msg: str) -> None:
@@ -309,6 +334,7 @@ def tau_sweep(
     client_time: Sequence[float] = (1.0, 1.0, 1.0, 4.0),
     server_step: float = 1.0,
     progress: Progress = None,
+    measure: Measure = None,
 ) -> TrendCheck:
     """MU-SplitFed's tau sweep on the exact quadratic (Rademacher noise, so Assumption 4.2 holds for every sample).
 
@@ -326,7 +352,7 @@ def tau_sweep(
     inconclusive.
     """
     from sfltheory.plan import TimeModel, plan
-    from verify.train import QuadraticProblem, get, run
+    from verify.train import QuadraticProblem
 
     t0 = time.perf_counter()
     grid = np.unique(np.asarray(taus, dtype=float))
@@ -358,13 +384,16 @@ def tau_sweep(
     lhs_rounds = np.full((seeds, len(grid)), np.nan)
     lhs_wall = np.full((seeds, len(grid)), np.nan)
     rounds_seen = np.zeros(len(grid), dtype=int)
-    for i, (tau, eta) in enumerate(zip(grid.astype(int), steps, strict=True)):
-        _say(progress, f"tau_sweep: tau = {tau} ({seeds} seeds)")
+    base = {**_quadratic_config(d, d_c, M), "T": T, "batch": batch, "P": P, "lam": lam, "eta_g": 1.0,
+            "client_time": [float(c) for c in client_time], "server_step": server_step}  # fmt: skip
+    configs = [{**base, "tau": int(tau), "eta_s": float(eta), "eta_c": float(tau * eta), "seed": s}
+               for tau, eta in zip(grid.astype(int), steps, strict=True) for s in range(seeds)]  # fmt: skip
+    _say(progress, f"tau_sweep: {len(grid)} taus x {seeds} seeds")
+    runs = _measure(measure, configs, ("gradnorm2_avg", "sim_time"))
+    for i in range(len(grid)):
         for s in range(seeds):
-            alg = get("mu_splitfed")(tau=int(tau), P=P, lam=lam, eta_g=1.0, eta_s=float(eta), eta_c=float(tau * eta))
-            out = run(alg, problem, T=T, batch=batch, seed=s, time_model=tm, progress=False)
-            avg = _series_to(out, "gradnorm2_avg", T)
-            sim = _series_to(out, "sim_time", T)
+            avg = _padded(runs[i * seeds + s]["gradnorm2_avg"], T)
+            sim = _padded(runs[i * seeds + s]["sim_time"], T)
             within = int(np.sum(sim[1:] <= budget * (1 + 1e-12)))  # rounds completed within the budget
             rounds_seen[i] = within
             lhs_rounds[s, i] = avg[T - 1]
@@ -475,6 +504,7 @@ def cut_sweep(
     P: int = 1,
     lam: float = 1e-3,
     progress: Progress = None,
+    measure: Measure = None,
 ) -> TrendCheck:
     """MU-SplitFed's cut sweep: one quadratic (the same H, shifts and x^0), cut after ``d_c`` of its ``d``
     coordinates, for each d_c in ``d_cs``; one step for every cut (eta_s = eta, eta_c = tau eta).
@@ -488,7 +518,7 @@ def cut_sweep(
     Verdict: agrees when the bound's best d_c is within one grid step of the measured best d_c, or within 2 combined
     standard errors of it; inconclusive when every d_c is within 2 standard errors of the best; else disagrees.
     """
-    from verify.train import QuadraticProblem, get, run
+    from verify.train import QuadraticProblem
 
     t0 = time.perf_counter()
     grid = np.unique(np.asarray(d_cs, dtype=int))
@@ -509,11 +539,14 @@ def cut_sweep(
         terms.append({k: float(v) for k, v in ev.terms.items()})
         failing |= {h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds))}
         admissible[i] = float(np.asarray(st.max_step(r, {**params, "T": float(T)}).max_step))
-        _say(progress, f"cut_sweep: d_c = {dc} ({seeds} seeds)")
+    step = {"tau": tau, "P": P, "lam": lam, "eta_g": 1.0, "eta_s": eta, "eta_c": tau * eta}
+    configs = [{**_quadratic_config(d, int(dc), M), **step, "T": T, "batch": batch, "seed": s}
+               for dc in grid for s in range(seeds)]  # fmt: skip
+    _say(progress, f"cut_sweep: {len(grid)} cuts x {seeds} seeds")
+    runs = _measure(measure, configs, ("gradnorm2_avg",))
+    for i in range(len(grid)):
         for s in range(seeds):
-            alg = get("mu_splitfed")(tau=tau, P=P, lam=lam, eta_g=1.0, eta_s=eta, eta_c=tau * eta)
-            out = run(alg, problem, T=T, batch=batch, seed=s, progress=False)
-            lhs[s, i] = _series_to(out, "gradnorm2_avg", T)[T - 1]
+            lhs[s, i] = _padded(runs[i * seeds + s]["gradnorm2_avg"], T)[T - 1]
     m, se = _mc(lhs)
     jb = int(np.argmin(bound))
     verdict, why = best_verdict(m, se, jb)

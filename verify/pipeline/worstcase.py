@@ -113,3 +113,20 @@ def worst_case(result: str, *, instances: int = 20, T: int = 20, batch: int = 2,
     if best is None:
         raise ParameterError(result, "no admissible instance was drawn")
     return WorstCase(**{**best.__dict__, "tried": instances, "ratios": ratios})
+
+
+def save_worst_cases(found: list[WorstCase], out: str | Path) -> Path:
+    """Write ``out/counterexamples.json`` (every search, its worst ratio and, for a counterexample, the name of
+    its ``--problem`` file, written beside it) atomically; ``sfltheory audit --counterexamples out`` reads it."""
+    d = Path(out)
+    records = []
+    for w in found:
+        rec = w.to_dict()
+        if w.counterexample:
+            name = f"counterexample_{w.result.replace('/', '_').replace('@', '_')}.json"
+            w.save_problem(d / name)
+            rec["problem_file"] = name
+        records.append({k: v for k, v in rec.items() if k not in ("problem", "ratios")})
+    path = d / "counterexamples.json"
+    write_atomic(path, json.dumps({"format": "sfltheory.counterexamples/1", "results": records}, indent=1) + "\n")
+    return path

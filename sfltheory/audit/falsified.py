@@ -1,0 +1,71 @@
+"""Check 9: falsified on an exact problem -- the counterexamples ``sfltheory verify --worst-case`` found.
+
+The verification's worst-case search (:mod:`verify.pipeline.worstcase`) runs a first-order algorithm on
+quadratics inside a result's assumption class, at steps its hypotheses admit, and computes the left-hand side
+exactly (mean and covariance propagated). A measured / bound ratio above 1 there is a counterexample for
+certain. ``verify --worst-case N --out DIR`` writes ``DIR/counterexamples.json`` (one record per result
+searched) and one ``--problem`` file per counterexample; ``sfltheory audit --counterexamples DIR`` reads them
+and reports each counterexample as a finding of this check, with the command that replays it. Without that
+option this check finds nothing (it never re-runs training: the theory half does not import torch).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ParameterError
+from ..result import Result
+from .context import Context, seed_location
+from .findings import Finding
+
+FORMAT = "sfltheory.counterexamples/1"
+FILE = "counterexamples.json"
+
+
+def load(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """The worst-case records in ``paths`` (a ``counterexamples.json`` or the folder holding it), each with the
+    absolute path of its problem file."""
+    out: list[dict[str, Any]] = []
+    for raw in paths:
+        p = Path(raw)
+        f = p / FILE if p.is_dir() else p
+        if not f.is_file():
+            raise ParameterError("--counterexamples", f"no {FILE} at {p} (write one with verify --worst-case N --out)")
+        try:
+            doc = json.loads(f.read_text())
+        except ValueError:
+            raise ParameterError("--counterexamples", f"{f} is not JSON") from None
+        if not isinstance(doc, Mapping) or doc.get("format") != FORMAT:
+            raise ParameterError("--counterexamples", f"{f} is not a {FORMAT} record")
+        for rec in doc.get("results", []):
+            rec = dict(rec)
+            if rec.get("problem_file"):
+                rec["problem_file"] = str((f.parent / rec["problem_file"]).resolve())
+            out.append(rec)
+    return out
+
+
+def check(r: Result, ctx: Context) -> list[Finding]:
+    out = []
+    for rec in ctx.counterexamples:
+        if rec.get("result") != r.id or not rec.get("counterexample"):
+            continue
+        ratio, T, step = float(rec["worst_ratio"]), int(rec["at_T"]), float(rec["step"])
+        replay = f"sfltheory verify {r.id} --problem {rec['problem_file']} --T {T}"
+        out.append(
+            Finding(
+                result=r.id,
+                check="falsified",
+                printed=r.statement,
+                found=f"on an exact quadratic in the assumption class the exact left-hand side is {ratio:.4g}x the "
+                f"bound at T = {T}, step {step:.4g} (the worst of {rec.get('instances', '?')} instances "
+                f"searched); replay: {replay}",
+                severity="bound invalid",
+                seed=seed_location(r.provenance),
+                witness={"T": float(T), **({r.step: step} if r.step else {})},
+            )
+        )
+    return out
