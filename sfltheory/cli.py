@@ -6,6 +6,7 @@ Bad input prints one line (``sfltheory: error: ...``) and exits with status 2; n
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from .plan.timemodel import TimeModel
 
 EXIT_USAGE = 2
+EXIT_STEP_VIOLATES = 1  # check-lr: the given step violates a stated branch
 
 
 class Parser(argparse.ArgumentParser):
@@ -53,15 +55,57 @@ def _print_json(obj: Any) -> None:
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
-    if a.paper and a.paper not in PAPERS:
+    if a.paper is not None and a.paper not in PAPERS:
         raise ParameterError("--paper", f"unknown paper key '{a.paper}'; known: {', '.join(PAPERS)}")
     rs = results(a.paper)
+    if a.algorithm is not None:
+        from .algorithms import algorithm
+
+        keep = set(algorithm(a.algorithm).results)
+        rs = [r for r in rs if r.id in keep]
     if a.markdown:
         print(report.list_markdown())
     elif a.json:
         _print_json([report.result_summary(r) for r in rs])
     else:
         print(report.list_text(rs))
+    return 0
+
+
+def _cmd_which(a: argparse.Namespace) -> int:
+    """The algorithms that match the run described, and the results that analyse each."""
+    from .algorithms import algorithm, which
+
+    if a.algorithm is not None:
+        found = [algorithm(a.algorithm)]
+    else:
+        found = which(client=a.client, server=a.server, clients=a.clients, local_steps=a.local_steps,
+                      server_steps=a.server_steps, participation=a.participation, aux=a.aux)  # fmt: skip
+    if a.json:
+        _print_json([{**a_.__dict__, "results": list(a_.results)} for a_ in found])
+        return 0
+    if not found:
+        print("no algorithm of the five papers matches; drop a condition (sfltheory which --help lists them)")
+        return 0
+    for alg in found:
+        traits = (f"{alg.client}-order clients, {alg.server}-order server, clients {alg.clients}"
+                  + (", local steps" if alg.local_steps else "") + (", tau server steps" if alg.server_steps else "")
+                  + (", partial participation" if alg.participation == "partial" else "")
+                  + (", auxiliary heads" if alg.aux else ""))  # fmt: skip
+        print(f"{alg.name} ({alg.paper}): {alg.title}\n  {traits}")
+        if alg.note:
+            print(f"  note: {alg.note}")
+        ids = alg.results or (algorithm(alg.covered_by).results if alg.covered_by else ())
+        if not alg.results and alg.covered_by:
+            print(f"  the results of {alg.covered_by}, the closest covered variant:")
+        bounds = [r for r in (get(i) for i in ids) if r.kind in ("theorem", "corollary", "proposition")]
+        for r in bounds:
+            tag = "" if r.explicit else "  (O-form; explicit edition: " + (r.see or "-") + ")"
+            print(f"  {r.id:34s} {r.kind:11s} {report.clip(r.title, 60)}{tag}")
+        steps = [r for r in bounds if r.explicit and r.step]
+        if steps:
+            r0 = steps[0]
+            print(f"  check a step: sfltheory check-lr {r0.id} {r0.step}=VALUE ... (missing constants are listed)")
     return 0
 
 
@@ -82,17 +126,36 @@ def _with_constants(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, 
 
     c = Constants.load(a.constants)
     measured, notes = c.params_for(a.id)
-    for n in notes:
-        print(f"# {n}", file=sys.stderr)
+    # printed by main() once the command has succeeded: bad input still gets its one error line alone
+    deferred = a.__dict__.setdefault("deferred_notes", [])
+    deferred.extend(f"# {n}" for n in notes)
     # Another variant standing in for what an assumption needs (L for L[clients] under "every local objective is
     # L-smooth"): one warning line each, unless the value is given on the command line.
-    for w in c.fallbacks(a.id, given=params):
-        print(f"sfltheory: warning: {w}", file=sys.stderr)
+    deferred.extend(f"sfltheory: warning: {w}" for w in c.fallbacks(a.id, given=params))
     return {**measured, **params}
 
 
+def _with_cut(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """``--model M --cut NAME``: the cut's d_c and d_s (and d) for the result, unless given as name=value (a
+    conflicting value is refused, never silently replaced)."""
+    if getattr(a, "cut", None) is None:
+        if getattr(a, "model", None) is not None:
+            raise ParameterError("--cut", "name the cut (sfltheory cuts --model M lists them) to fix d_c and d_s")
+        return params
+    if getattr(a, "model", None) is None:
+        raise ParameterError("--cut", "needs --model: the model whose cut it is")
+    point = load_cuts(a.model, a.input_shape, a.expand).by_name(a.cut)
+    out = dict(params)
+    for k, v in (("d_c", point.d_c), ("d_s", point.d_s), ("d", point.d)):
+        if k in out:
+            raise ParameterError(k, f"given twice: by name=value and by --cut {a.cut} ({k} = {v}); give one")
+        if k in get(a.id).parameters():
+            out[k] = float(v)
+    return out
+
+
 def _cmd_bound(a: argparse.Namespace) -> int:
-    ev = evaluate(a.id, _with_constants(a, parse_assignments(a.params)))
+    ev = evaluate(a.id, _with_cut(a, _with_constants(a, parse_assignments(a.params))))
     if a.json:
         _print_json(report.bound_dict(ev))
     else:
@@ -114,7 +177,7 @@ def _best_steps(rid: str, params: dict[str, Any]) -> dict[str, Any] | None:
     try:
         at_max = solve(r, rest, "max")
         joint = solve(r, rest, "joint")
-    except ParameterError:
+    except SflTheoryError:  # e.g. a bound beyond the float range at the largest step: the step answer still stands
         return None
     if np.ndim(at_max.bound) or np.ndim(joint.bound):
         return None
@@ -125,7 +188,7 @@ def _best_steps(rid: str, params: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _cmd_check_lr(a: argparse.Namespace) -> int:
-    params = _with_constants(a, parse_assignments(a.params))
+    params = _with_cut(a, _with_constants(a, parse_assignments(a.params)))
     sc = max_step(a.id, params)
     best = _best_steps(a.id, params)
     if a.json:
@@ -136,6 +199,10 @@ def _cmd_check_lr(a: argparse.Namespace) -> int:
             m, j = best["largest_feasible"], best["bound_minimising"]
             print(f"bound at the largest feasible {sc.step} = {report.num(m['step'])}: {report.num(m['bound'])}")
             print(f"bound-minimising {sc.step} = {report.num(j['step'])}: bound {report.num(j['bound'])}")
+    if sc.given is not None and any(
+        b.source == "statement" and b.holds is not None and not bool(np.all(b.holds)) for b in sc.branches
+    ):
+        return EXIT_STEP_VIOLATES  # scripts can test admissibility without parsing the table
     return 0
 
 
@@ -232,10 +299,12 @@ def _time_model(a: argparse.Namespace, params: dict[str, Any]) -> TimeModel | No
         m = params.get("M")
         if m is None:
             raise ParameterError("M", "a client-time distribution needs the number of clients: give M=...")
+        if np.ndim(m) or not np.isfinite(m) or m < 1 or m != int(m):
+            raise ParameterError("M", f"with --client-dist, one integer number of clients >= 1 (got {_shown(m)})")
         return TimeModel(
             float(a.server_step),
             client_dist=parse_distribution(a.client_dist),
-            n_clients=int(np.asarray(m)),
+            n_clients=int(m),
             bandwidth=bw,
             batch=a.batch,
             messages=a.messages,
@@ -243,14 +312,24 @@ def _time_model(a: argparse.Namespace, params: dict[str, Any]) -> TimeModel | No
         )
     if a.client_time is None:
         raise ParameterError("--client-time", "give the clients' times (--client-time 1,1,5) or --client-dist")
+    times = _floats("--client-time", a.client_time)
+    m = params.get("M")
+    if m is not None and (np.ndim(m) or m != len(times)):
+        raise ParameterError(
+            "--client-time", f"one time per client: got {len(times)} times for M = {_shown(m)} clients"
+        )
     return TimeModel(
         float(a.server_step),
-        client_time=_floats("--client-time", a.client_time),
+        client_time=times,
         bandwidth=bw,
         batch=a.batch,
         messages=a.messages,
         overlap=not a.no_overlap,
     )
+
+
+def _shown(v: Any) -> str:
+    return ",".join(f"{x:g}" for x in np.atleast_1d(v))
 
 
 def _emit(a: argparse.Namespace, value: Any, to_dict: Any, to_text: Any, plot: str | None = None) -> None:
@@ -284,6 +363,10 @@ def _cmd_plan(a: argparse.Namespace) -> int:
     if a.eps is None and any(x is not None for x in timing):
         raise ParameterError("--eps", "the time model gives the time to reach bound <= eps: give eps too")
     cuts = load_cuts(a.model, a.input_shape, a.expand) if a.model else None
+    if a.cut is not None:
+        if cuts is None:
+            raise ParameterError("--cut", "needs --model: the model whose cut it is")
+        cuts = dataclasses.replace(cuts, cuts=(cuts.by_name(a.cut),))
     p = plan(
         a.id,
         params,
@@ -311,6 +394,10 @@ def _cmd_compare(a: argparse.Namespace) -> int:
         check_path(a.plot)
     rows = compare(ids, params, eps=a.eps, step=a.step, require=a.require)
     _emit(a, rows, render.compare_dict, render.compare_text, "plot_compare")
+    if a.eps is not None and "T" not in params and not a.json:
+        # without T the bound column is the bound's floor as T -> infinity: what eps is compared with
+        print("bound: its limit as T -> infinity (no T given), the floor eps must lie above; give T=... for the "
+              "bound after T rounds")  # fmt: skip
     return 0
 
 
@@ -407,10 +494,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("list", help="list every encoded result")
     s.add_argument("--paper", help="only this paper's results")
+    s.add_argument("--algorithm", help="only the results that analyse this algorithm (sfltheory which lists them)")
     fmt = s.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--markdown", action="store_true", help="the catalogue page")
     s.set_defaults(func=_cmd_list)
+
+    s = sub.add_parser(
+        "which",
+        help="which results analyse my training: describe it (first/zeroth order, clients, steps ...)",
+        description="Describe your training and get the algorithms of the five papers that match it, with the "
+        "results (theorems, corollaries) that analyse each. Every option narrows the match; none lists them all.",
+    )
+    s.add_argument("--client", choices=["first", "zeroth"], help="order of the client-side updates")
+    s.add_argument("--server", choices=["first", "zeroth"], help="order of the server-side updates")
+    s.add_argument(
+        "--clients",
+        choices=["parallel", "sequential", "one"],
+        help="clients at once (SplitFed/FedAvg), one after another (split learning), or one",
+    )
+    s.add_argument("--local-steps", choices=["yes", "no"], help="several client steps per round (K, E > 1)")
+    s.add_argument("--server-steps", choices=["yes", "no"], help="several server steps per client step (tau)")
+    s.add_argument("--participation", choices=["full", "partial"], help="all clients each round, or n of M")
+    s.add_argument("--aux", choices=["yes", "no"], help="clients train through an auxiliary head")
+    s.add_argument("--algorithm", help="name an algorithm directly (sfl_v1, sl, fedavg, mu_splitfed ...)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_which)
 
     s = sub.add_parser("show", help="statement, LaTeX, provenance and vocabulary of a result")
     s.add_argument("id")
@@ -421,15 +530,25 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("id")
     s.add_argument("params", nargs="*", metavar="name=value")
     s.add_argument("--json", action="store_true")
+    _model_args(s, required=False)
+    s.add_argument("--cut", help="with --model: fix d_c and d_s at this cut (a block name or its 1-based index)")
     s.set_defaults(func=_cmd_bound)
 
     s.add_argument("--constants", metavar="FILE", help="measured constants (sfltheory measure --out FILE)")
 
-    s = sub.add_parser("check-lr", help="step-size conditions branch by branch, the largest feasible step")
+    s = sub.add_parser(
+        "check-lr",
+        help="step-size conditions branch by branch, the largest feasible step",
+        description="Checks the step size (given as name=value) against every branch of the result's step-size "
+        "condition and prints the largest feasible step. Exit status: 0 when the given step satisfies every "
+        "stated branch (or no step is given), 1 when it violates one (for a sweep: any value), 2 on bad input.",
+    )
     s.add_argument("id")
     s.add_argument("params", nargs="*", metavar="name=value")
     s.add_argument("--json", action="store_true")
     s.add_argument("--constants", metavar="FILE", help="measured constants (sfltheory measure --out FILE)")
+    _model_args(s, required=False)
+    s.add_argument("--cut", help="with --model: fix d_c and d_s at this cut (a block name or its 1-based index)")
     s.set_defaults(func=_cmd_check_lr)
 
     s = sub.add_parser("vocabulary", help="the canonical parameter names and each paper's notation")
@@ -459,6 +578,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("id")
     s.add_argument("params", nargs="*", metavar="name=value")
     _model_args(s, required=False)
+    s.add_argument("--cut", help="with --model: plan at this cut only (a block name or its 1-based index)")
     s.add_argument("--over", default="tau", help="the integer parameter to optimise (default tau)")
     s.add_argument("--grid", help="its values: FIRST:LAST or a comma list (default 1:1000)")
     _search_args(s)
@@ -511,7 +631,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(bad)}")
         getattr(args, dest).extend(extra)  # type: ignore[arg-type]
     try:
-        return int(args.func(args))
+        rc = int(args.func(args))
+        for line in getattr(args, "deferred_notes", ()):
+            print(line, file=sys.stderr)
+        return rc
     except SflTheoryError as e:
         print(f"sfltheory: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -50,7 +50,8 @@ class Estimate:
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.value):
-            raise ParameterError("value", f"an estimate must be finite, got {self.value} ({self.method})")
+            how = f" ({self.method})" if self.method else ""
+            raise ParameterError("value", f"an estimate must be finite, got {self.value}{how}")
 
     # ---- reliability -----------------------------------------------------------------------------------------
     @property
@@ -230,6 +231,37 @@ def needed_keys(result: Result | str) -> list[str]:
     return list(out)
 
 
+def _estimate_from(key: str, e: Any) -> Estimate:
+    """One estimate of a constants file, its errors naming the constant (``L[clients]``), not a field."""
+    if not isinstance(e, Mapping):
+        raise ParameterError(key, f"an estimate must be a JSON object with a 'value' (got {type(e).__name__})")
+    if "value" not in e:
+        raise ParameterError(key, "an estimate needs a 'value'")
+    v = e["value"]
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ParameterError(key, f"'value' must be a number (got {v!r})")
+    for f in ("se", "n", "probes"):
+        x = e.get(f)
+        if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < 0):
+            raise ParameterError(key, f"'{f}' must be a finite number >= 0 or absent (got {x!r})")
+    iv = e.get("interval")
+    if iv is not None and not (
+        isinstance(iv, list)
+        and len(iv) == 2
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in iv)
+    ):
+        raise ParameterError(key, f"'interval' must be a list of two finite numbers (got {iv!r})")
+    for f in ("method", "note"):
+        if not isinstance(e.get(f, ""), str):
+            raise ParameterError(key, f"'{f}' must be a string")
+    try:
+        return Estimate.from_dict(e)
+    except ParameterError as err:
+        raise ParameterError(key, err.rule) from None
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ParameterError(key, f"not a valid estimate ({err})") from None
+
+
 @dataclass
 class Constants:
     """Measured constants by canonical name, with variants, uncertainties and the conditions of the measurement.
@@ -364,22 +396,37 @@ class Constants:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Constants:
+        if not isinstance(d, Mapping):
+            raise ParameterError(
+                "constants", f"not a {FORMAT} record: a JSON object is needed (got {type(d).__name__})"
+            )
         if d.get("format") != FORMAT:
             raise ParameterError("constants", f"not a {FORMAT} record (format: {d.get('format')!r})")
-        c = cls(meta=dict(d.get("meta", {})))
-        for k, e in d.get("constants", {}).items():
-            c.set(k, Estimate.from_dict(e))
+        meta, consts = d.get("meta", {}), d.get("constants", {})
+        if not isinstance(meta, Mapping) or not isinstance(consts, Mapping):
+            raise ParameterError("constants", "'meta' and 'constants' must be JSON objects")
+        c = cls(meta=dict(meta))
+        for k, e in consts.items():
+            c.set(k, _estimate_from(k, e))
         return c
 
     @classmethod
     def load(cls, path: str | Path) -> Constants:
         p = Path(path)
         try:
-            d = json.loads(p.read_text())
+            d = json.loads(p.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ParameterError("constants", f"no such file: {p}") from None
+        except IsADirectoryError:
+            raise ParameterError("constants", f"{p} is a directory, not a constants file") from None
+        except UnicodeDecodeError:
+            raise ParameterError("constants", f"{p} is not UTF-8 text (a constants file is JSON)") from None
+        except OSError as e:
+            raise ParameterError("constants", f"cannot read {p}: {e.strerror}") from None
         except json.JSONDecodeError as e:
             raise ParameterError("constants", f"{p} is not JSON ({e.msg}, line {e.lineno})") from None
+        except RecursionError:
+            raise ParameterError("constants", f"{p} is nested too deeply to be a constants file") from None
         return cls.from_dict(d)
 
     def __str__(self) -> str:

@@ -27,9 +27,30 @@ class ParameterError(SflTheoryError):
         super().__init__(f"parameter '{name}': {rule}")
 
 
+class MissingParametersError(ParameterError):
+    """Parameters a result needs that were not given: all of them in one line, each with its meaning and how to
+    get it. ``name`` is the first; ``missing`` lists them all."""
+
+    def __init__(self, result_id: str, missing: list[tuple[str, str]]) -> None:
+        self.missing = [n for n, _ in missing]
+        what = "; ".join(f"{n} ({how})" for n, how in missing)
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        super().__init__(missing[0][0], f"missing{more}: {result_id} needs {what}")
+
+
 class NoBoundError(ParameterError):
     """A result that states no explicit bound (O-form only, or no theorem at all); ``name`` is its id."""
 
     def __init__(self, result_id: str, rule: str) -> None:
         super().__init__(result_id, rule)
         self.args = (f"result '{result_id}': {rule}",)
+
+
+class NumericRangeError(SflTheoryError):
+    """Finite inputs whose bound or step size lies outside the floating-point range (beyond ~1.8e308, or a
+    positive value below the smallest float): refused with the value and the reason, never reported as inf, NaN
+    or 0. ``name`` is what overflowed (a term, the bound, a step-size branch)."""
+
+    def __init__(self, result_id: str, name: str, rule: str) -> None:
+        self.name = name
+        super().__init__(f"result '{result_id}': {name}: {rule}")

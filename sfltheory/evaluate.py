@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy as sp
 
 from . import vocabulary as vocab
-from .errors import NoBoundError, ParameterError
+from .errors import MissingParametersError, NoBoundError, NumericRangeError, ParameterError
 from .registry import get
 from .result import Hypothesis, Result
 
@@ -48,7 +49,50 @@ _DOMAIN_RULE = {
 
 
 def _as_result(result: Result | str) -> Result:
-    return get(result) if isinstance(result, str) else result
+    if isinstance(result, Result):
+        return result
+    return get(result)  # a non-string id is refused there with the rule
+
+
+def _merge(result: Result, params: Mapping[str, ArrayLike] | None, kw: Mapping[str, ArrayLike]) -> dict[str, Any]:
+    """``params`` and keyword arguments as one mapping: a name in both is an error, not a silent override."""
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise ParameterError("params", f"must be a mapping of name to value (got {type(params).__name__})")
+    for k in params:
+        if not isinstance(k, str):
+            raise ParameterError(repr(k), "a parameter name must be a string")
+        if k in kw:
+            raise ParameterError(k, "given twice (in params and as a keyword argument)")
+    return {**params, **kw}
+
+
+def _as_array(key: str, raw: Any) -> np.ndarray:
+    """A parameter value as a float array: real numbers only (no bool, complex, string or None), not empty, and
+    within the float range (an int beyond ~1.8e308 is refused, not an OverflowError)."""
+    arr = np.asarray(raw) if not isinstance(raw, (bool, np.bool_)) else np.asarray(raw, dtype=bool)
+    if arr.dtype == bool:
+        raise ParameterError(key, f"must be a number, not a boolean (got {raw!r})")
+    if arr.dtype.kind == "c":
+        raise ParameterError(key, f"must be a real number (got complex {_short(raw)})")
+    if arr.dtype.kind == "O":
+        try:
+            arr = np.asarray([float(x) for x in arr.ravel()]).reshape(arr.shape)
+        except OverflowError:
+            raise ParameterError(key, f"must be within the float range, |x| <= 1.8e308 (got {_short(raw)})") from None
+        except (TypeError, ValueError):
+            raise ParameterError(key, f"must be a number (got {_short(raw)})") from None
+    if arr.dtype.kind not in "fiu":
+        raise ParameterError(key, f"must be a number (got {_short(raw)})")
+    if arr.size == 0:
+        raise ParameterError(key, "must not be empty (got an empty array)")
+    return np.asarray(arr, dtype=float)
+
+
+def _short(raw: Any) -> str:
+    s = repr(raw)
+    return s if len(s) <= 40 else s[:37] + "..."
 
 
 def _fmt(v: np.ndarray) -> str:
@@ -101,6 +145,85 @@ def _call(exprs: Sequence[sp.Expr], values: Mapping[str, Value]) -> list[Value]:
     return [np.asarray(o, dtype=float) if np.ndim(o) else float(o) for o in _call_raw(exprs, values)]
 
 
+_FLOAT_MAX = float(np.finfo(float).max)
+
+
+@cache
+def _mp_function(expr: sp.Expr) -> tuple[tuple[str, ...], Callable[..., Any]]:
+    # the papers' identity wrappers (heron_sfl's _Float64, _Numeric) stand for their argument
+    expr = expr.replace(
+        lambda e: isinstance(e, sp.Function) and type(e).__module__.startswith("sfltheory") and len(e.args) == 1,
+        lambda e: e.args[0],
+    )
+    args = tuple(sorted(expr.free_symbols, key=lambda s: s.name))
+    return tuple(a.name for a in args), sp.lambdify(args, expr, modules="mpmath")
+
+
+def _exact(expr: sp.Expr, values: Mapping[str, Any], j: int) -> Any:
+    """``expr`` at element ``j`` of the (broadcast) ``values`` in mpmath arithmetic (30 digits or more, any
+    exponent): no overflow or underflow, so a float's inf, NaN or 0 can be told from the true value. A value in
+    ``values`` may itself be an mpmath number. Returns an mpmath number, or None for x/0 and forms mpmath cannot
+    evaluate."""
+    names, f = _mp_function(expr)
+    shape = np.broadcast_shapes(*(np.shape(values[n]) for n in names))
+    args = []
+    for n in names:
+        v = values[n]
+        if not isinstance(v, (mpmath.mpf, mpmath.mpc)):
+            v = np.broadcast_to(np.asarray(v, dtype=float), shape).ravel()[j] if shape else float(np.asarray(v))
+            v = mpmath.mpf(repr(float(v)))  # the shortest decimal: 1e-320 as typed, not its subnormal float
+        args.append(v)
+    # enough digits for an input as large as 1e300 used as an exponent (2^(-1.15 l)) to keep 30 significant ones
+    digits = max((int(mpmath.log10(abs(a))) for a in args if a != 0 and abs(a) > 1), default=0)
+    try:
+        with mpmath.workdps(30 + digits):
+            return +f(*args)
+    except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+        return None
+
+
+def _to_mp(v: Any) -> Any:
+    """A real, finite mpmath number (a complex one with a negligible imaginary part counts), or None."""
+    if isinstance(v, mpmath.mpc):
+        if abs(v.imag) > 1e-12 * abs(v.real):
+            return None
+        v = v.real
+    if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
+        return None
+    return v
+
+
+def _out_of_range(rid: str, what: str, v: Any) -> NumericRangeError:
+    e = mpmath.log10(abs(v)) if v != 0 else 0
+    shown = mpmath.nstr(v, 6) if abs(e) < 1e4 else f"about {'-' if v < 0 else ''}10^({mpmath.nstr(e, 6)})"
+    return NumericRangeError(
+        rid,
+        what,
+        f"is {shown}, outside the floating-point range "
+        "(1.8e308 in size, 5e-324 the smallest positive): no finite number to report at these inputs",
+    )
+
+
+def _call_finite(rid: str, exprs: Sequence[sp.Expr], labels: Sequence[str], values: Mapping[str, Value]) -> list[Value]:
+    """:func:`_call`, with every inf or NaN recomputed exactly: a float overflow in an intermediate (L^2 lambda^2
+    as inf * 0) gets its true finite value; a true value beyond the float range is refused with NumericRangeError.
+    A genuine division by zero (a void bound) stays inf."""
+    out = _call(exprs, values)
+    for i, o in enumerate(out):
+        if np.all(np.isfinite(o)):
+            continue
+        a = np.array(o, dtype=float, ndmin=1)
+        for j in np.flatnonzero(~np.isfinite(a)):
+            v = _to_mp(_exact(exprs[i], values, int(j)))
+            if v is None:  # x/0 or 0/0 in exact arithmetic too: the float is right
+                continue
+            if abs(v) > _FLOAT_MAX:
+                raise _out_of_range(rid, labels[i], v)
+            a[j] = float(v)
+        out[i] = a.reshape(np.shape(o)) if np.ndim(o) else float(a[0])
+    return out
+
+
 def resolve(
     result: Result | str, params: Mapping[str, ArrayLike], required: Sequence[str] | None = None
 ) -> tuple[dict[str, Value], dict[str, str], list[str]]:
@@ -110,6 +233,8 @@ def resolve(
     (name -> formula), and the given names the result does not use.
     """
     r = _as_result(result)
+    if not isinstance(params, Mapping):
+        raise ParameterError("params", f"must be a mapping of name to value (got {type(params).__name__})")
     aliases = vocab.aliases_for(r.paper)
     values: dict[str, Value] = {}
     given_as: dict[str, str] = {}
@@ -121,12 +246,17 @@ def resolve(
         if name in given_as:
             raise ParameterError(key, f"given twice (as '{given_as[name]}' and '{key}')")
         given_as[name] = key
-        try:
-            arr = np.asarray(raw, dtype=float)
-        except (TypeError, ValueError):
-            raise ParameterError(key, f"must be a number (got {raw!r})") from None
+        arr = _as_array(key, raw)
         _check_domain(name, arr, shown=key)
         values[name] = float(arr) if arr.ndim == 0 else arr
+    sweeps = {given_as[n]: np.shape(v) for n, v in values.items() if np.ndim(v)}
+    try:
+        np.broadcast_shapes(*sweeps.values())
+    except ValueError:
+        desc = ", ".join(f"{k} has {s[0] if len(s) == 1 else s}" for k, s in sweeps.items())
+        raise ParameterError(
+            next(iter(sweeps)), f"sweeps must have the same number of values to be evaluated together ({desc})"
+        ) from None
     for small, large, why in _ORDER_RULES:
         if small in values and large in values and np.any(np.asarray(values[small]) > values[large]):
             raise ParameterError(small, f"must be <= {large}: {why} (got {small} > {large})")
@@ -145,12 +275,27 @@ def resolve(
         derived[name] = formula
 
     need = r.parameters() if required is None else list(required)
-    for name in need:
-        if name not in values:
-            meaning = vocab.get(name).meaning if vocab.is_known(name) else ""
-            raise ParameterError(name, f"missing: {r.id} needs it ({meaning})")
+    missing = [(name, missing_hint(r.id, name)) for name in need if name not in values]
+    if missing:
+        raise MissingParametersError(r.id, missing)
     unused = sorted(given_as[n] for n in given_as if n not in need and n not in _used_by_defaults(r, need))
     return values, derived, unused
+
+
+def missing_hint(result_id: str, name: str) -> str:
+    """A missing parameter's meaning and where its value comes from: a constant is measured on the user's model
+    (``sfltheory measure --for ID``), a step is what ``check-lr`` checks (or ``max-step`` gives), a count or
+    dimension is a setting of the run or the model (``sfltheory cuts`` lists d_c per cut)."""
+    if not vocab.is_known(name):
+        return "not in the vocabulary"
+    e = vocab.get(name)
+    how = {
+        "constant": f"measure it: sfltheory measure --for {result_id}",
+        "step": f"your step size; the largest admissible: sfltheory check-lr {result_id}",
+        "dimension": "from your model: sfltheory cuts --model NAME lists it per cut",
+        "zo": "a setting of your zeroth-order estimator",
+    }.get(e.group, "a setting of your run")
+    return f"{e.meaning}; {how}"
 
 
 def _used_by_defaults(r: Result, need: Sequence[str]) -> set[str]:
@@ -285,12 +430,19 @@ def evaluate(result: Result | str, params: Mapping[str, ArrayLike] | None = None
             raise NoBoundError(r.id, f"no bound to evaluate: {why}")
         see = f"; use {r.see}" if r.see else ""
         raise NoBoundError(r.id, f"stated only up to constants ({r.rate}): the paper gives no bound to evaluate{see}")
-    values, derived, unused = resolve(r, {**(params or {}), **kw})
+    values, derived, unused = resolve(r, _merge(r, params, kw))
     exprs = [t.expr for t in r.terms] + [h.lhs for h in r.hypotheses] + [h.rhs for h in r.hypotheses]
-    out = _call(exprs, values)
+    labels = (
+        [f"term '{t.name}'" for t in r.terms]
+        + [f"the left side of hypothesis '{h.name}'" for h in r.hypotheses]
+        + [f"the right side of hypothesis '{h.name}'" for h in r.hypotheses]
+    )
+    out = _call_finite(r.id, exprs, labels, values)
     n, k = len(r.terms), len(r.hypotheses)
     terms = dict(zip((t.name for t in r.terms), out[:n], strict=True))
     total: Value = sum(out[:n][1:], start=out[0]) if n else 0.0
+    if n and np.any(np.isinf(total)) and all(np.all(np.isfinite(t)) for t in out[:n]):
+        (total,) = _call_finite(r.id, [r.bound_expr], ["the bound"], values)
     checks = [_check(h, out[n + i], out[n + k + i]) for i, h in enumerate(r.hypotheses)]
     return Evaluation(r.id, total, terms, checks, values, derived, unused)
 
@@ -301,8 +453,8 @@ def bound_value(result: Result | str, params: Mapping[str, ArrayLike] | None = N
     if not r.explicit:
         evaluate(r)  # raises the explanation
     expr = r.bound_expr
-    values, _, _ = resolve(r, {**(params or {}), **kw}, required=sorted(s.name for s in expr.free_symbols))
-    (v,) = _call([expr], values)
+    values, _, _ = resolve(r, _merge(r, params, kw), required=sorted(s.name for s in expr.free_symbols))
+    (v,) = _call_finite(r.id, [expr], ["the bound"], values)
     return v
 
 
@@ -336,6 +488,7 @@ class Branch:
     holds: bool | np.ndarray | None  # at the given step, if one was given
     slack: Value | None  # bound - step
     group: str = ""
+    canonical: str = ""  # the condition in canonical names (the printed one keeps the paper's notation)
 
 
 @dataclass
@@ -443,10 +596,60 @@ def _branch_bound(
         # the smallest positive root bounds (0, root] only if the branch holds inside it
         probe = np.where(np.isfinite(best), best / 2, 1.0)
         (sl,) = _call([slack_expr], {**others, step: probe})
-        best = np.where(np.asarray(sl) >= 0, best, 0.0)
+        infeasible = np.broadcast_to(~(np.asarray(sl) >= 0), shape)
+        best = np.where(infeasible, 0.0, best)
+        # a root that overflowed (inf, NaN) or underflowed to 0 in floats, or a probe that may have (an infeasible
+        # verdict at extreme magnitudes): recompute it exactly
+        assert roots is not None
+        flagged = infeasible & _extreme({**others, step: probe}, shape)
+        for e, v in zip(roots, vals, strict=True):
+            if e.is_zero:
+                continue
+            flagged |= np.broadcast_to(~np.isfinite(v) | (v == 0), shape)
+        if np.any(flagged):
+            best = np.array(best, dtype=float, ndmin=1)
+            for j in np.flatnonzero(np.ravel(flagged)):
+                best.flat[j] = _exact_root(r, h, step, roots, slack_expr, others, int(j))
+            best = best.reshape(shape)
     else:
         best = _bisect(slack_expr, step, others, shape)
     return float(best) if np.ndim(best) == 0 else best
+
+
+def _extreme(values: Mapping[str, Value], shape: tuple[int, ...]) -> np.ndarray:
+    """Elements where some input is so large or small (beyond 1e±50) that a float expression may overflow."""
+    out = np.zeros(shape, dtype=bool)
+    for v in values.values():
+        a = np.abs(np.asarray(v, dtype=float))
+        out |= np.broadcast_to((a > 1e50) | ((a > 0) & (a < 1e-50)), shape)
+    return out
+
+
+def _exact_root(
+    r: Result,
+    h: Hypothesis,
+    step: str,
+    roots: tuple[sp.Expr, ...],
+    slack_expr: sp.Expr,
+    values: Mapping[str, Value],
+    j: int,
+) -> float:
+    """The branch's largest step at element ``j`` in arbitrary-exponent arithmetic; refused when it lies outside
+    the float range (an overflow to inf would read as "unconstrained", an underflow to 0 as "infeasible")."""
+    cand = []
+    for e in roots:
+        re = _to_mp(_exact(e, values, j))
+        if re is not None and re > 0:
+            cand.append(re)
+    if not cand:
+        return math.inf
+    best = min(cand)
+    sl = _to_mp(_exact(slack_expr, {**values, step: best / 2}, j))
+    if sl is not None and sl < 0:
+        return 0.0
+    if abs(best) > _FLOAT_MAX or float(best) == 0.0:
+        raise _out_of_range(r.id, f"the largest {step} under {h.name}", best)
+    return float(best)
 
 
 def _bisect(slack_expr: sp.Expr, step: str, values: dict[str, Value], shape: tuple[int, ...]) -> np.ndarray:
@@ -466,7 +669,7 @@ def _bisect(slack_expr: sp.Expr, step: str, values: dict[str, Value], shape: tup
         hi = np.where(good, hi * 2, hi)
         if np.all(hi > 1e300):
             return np.where(good, np.inf, lo)
-    for _ in range(200):
+    for _ in range(1200):  # halving from 1 reaches the smallest subnormal (5e-324) in 1075 steps
         mid = np.where(lo > 0, (lo + hi) / 2, hi / 2)
         good = ok(mid)
         lo = np.where(good, mid, lo)
@@ -490,7 +693,7 @@ def max_step(result: Result | str, params: Mapping[str, ArrayLike] | None = None
     names: set[str] = set()
     for h in hyps + others:
         names |= {x.name for x in h.lhs.free_symbols | h.rhs.free_symbols}
-    raw = {**(params or {}), **kw}
+    raw = _merge(r, params, kw)
     values, _, _ = resolve(r, raw, required=sorted(names - _step_family(r)))
     given = values.get(r.step)
     solutions = _step_solutions(r, r.step)
@@ -503,7 +706,8 @@ def max_step(result: Result | str, params: Mapping[str, ArrayLike] | None = None
             lhs, rhs = _call([h.lhs, h.rhs], values)
             chk = _check(h, lhs, rhs)
             holds, slack = chk.holds, (b - given if given is not None else chk.slack)
-        branches.append(Branch(h.name, h.source, h.printed, b, holds, slack, h.group))
+        canonical = f"{sp.sstr(h.lhs)} {h.rel} {sp.sstr(h.rhs)}"
+        branches.append(Branch(h.name, h.source, h.printed, b, holds, slack, h.group, canonical))
     other_checks = []
     for h in others:
         if all(x.name in values for x in h.lhs.free_symbols | h.rhs.free_symbols):

@@ -8,6 +8,7 @@ so importing :mod:`sfltheory` stays fast.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,6 +76,12 @@ def check_path(path: str | Path) -> Path:
         raise ParameterError("--plot", f"the file must end in {', '.join(_FORMATS)} (got {p.name})")
     if not p.parent.exists():
         raise ParameterError("--plot", f"no such directory: {p.parent}")
+    if not p.parent.is_dir():
+        raise ParameterError("--plot", f"{p.parent} is a file, not a directory")
+    if p.is_dir():
+        raise ParameterError("--plot", f"{p} is a directory: give a file name")
+    if not os.access(p.parent, os.W_OK | os.X_OK):
+        raise ParameterError("--plot", f"cannot write in {p.parent}: permission denied")
     return p
 
 
@@ -84,6 +91,8 @@ def save(fig: Any, path: str | Path) -> Path:
     try:
         with atomic_path(p) as tmp:
             fig.savefig(tmp, format=p.suffix[1:])
+    except OSError as e:  # a read-only file system, a full disk, a special file system (/proc)
+        raise ParameterError("--plot", f"cannot write {p}: {e.strerror or e}") from None
     finally:
         _mpl().close(fig)
     return p

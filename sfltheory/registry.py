@@ -24,6 +24,23 @@ PAPERS: dict[str, tuple[str, str]] = {
     "sfl_aux": ("004_1446912755864da9.txt", "Non-IID SplitFed with partial participation and auxiliary networks"),
 }
 
+# paper key -> the full reference as the seed prints it (authors, title, where and when; the seeds print no
+# arXiv id of their own -- the arXiv ids inside them are of cited works)
+REFERENCES: dict[str, str] = {
+    "mu_splitfed": 'Dandan Liang, Jianing Zhang, Evan Chen, Zhe Li, Rui Li, Haibo Yang, "Towards Straggler-Resilient '
+    'Split Federated Learning: An Unbalanced Update Approach" (Rochester Institute of Technology, Purdue '
+    "University; the seed prints no venue or year)",
+    "heron_sfl": 'Zhoubin Kou, Zihan Chen, Jing Yang, Cong Shen, "Lean Clients, Full Accuracy: Hybrid Zeroth- and '
+    'First-Order Split Federated Learning" (University of Virginia; the seed prints no venue or year)',
+    "sl_noniid": 'Anonymous authors, "Convergence Analysis of Split Learning on Non-IID Data" (paper under '
+    "double-blind review, ICLR format; the seed prints no venue or year)",
+    "cut_layer": 'Justin Dachille, Chao Huang, Xin Liu, "The Impact of Cut Layer Selection in Split Federated '
+    'Learning" (the seed prints no venue or year)',
+    "sfl_aux": 'Amirreza Talebi, "Convergence Rate Analysis of Non-I.I.D. SplitFed Learning with Partial Worker '
+    'Participation and Auxiliary Networks", Preprints.org, 4 September 2024, doi:10.20944/preprints202409.0335.v1 '
+    "(not peer-reviewed)",
+}
+
 
 @cache
 def catalogue() -> Mapping[str, Result]:
@@ -42,6 +59,8 @@ def catalogue() -> Mapping[str, Result]:
 def get(result_id: str) -> Result:
     """Look a result up by id (``paper/label`` or ``paper/label@edition``)."""
     cat = catalogue()
+    if not isinstance(result_id, str):
+        raise UnknownResultError(f"a result id must be a string such as 'mu_splitfed/thm4.1' (got {result_id!r})")
     try:
         return cat[result_id]
     except KeyError:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..errors import ParameterError
+from ..errors import SflTheoryError
 from ..evaluate import max_step
 from ..result import Result
 from .context import Context, seed_location
@@ -109,7 +109,7 @@ def _steps(r: Result, e: Result, point: dict[str, float]) -> tuple[Severity, str
     try:
         a = float(max_step(r, given).max_step)
         b = float(max_step(e, {k: v for k, v in given.items() if k in e.parameters()}).max_step)
-    except (ParameterError, TypeError):
+    except (SflTheoryError, TypeError):
         return None
     if not (np.isfinite(a) and np.isfinite(b)) or np.isclose(a, b, rtol=1e-9):
         return None

@@ -14,7 +14,7 @@ import re
 import numpy as np
 import sympy as sp
 
-from ..errors import ParameterError
+from ..errors import SflTheoryError
 from ..evaluate import evaluate
 from ..result import Result
 from .context import Context, seed_location
@@ -53,7 +53,7 @@ def _terms(e: Result, base: dict[str, float], name: str, values: tuple[float, fl
     pts[name] = np.array(values)
     try:
         ev = evaluate(e, pts)
-    except ParameterError:
+    except SflTheoryError:
         return None
     return np.stack([np.broadcast_to(np.asarray(v, dtype=float), (2,)) for v in ev.terms.values()])
 

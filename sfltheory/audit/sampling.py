@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from .. import vocabulary as vocab
-from ..errors import ParameterError
+from ..errors import SflTheoryError
 from ..evaluate import Evaluation, evaluate, max_step, resolve
 from ..result import Result
 
@@ -91,18 +91,18 @@ def robust(fn: Callable[[dict[str, Any]], Any], values: dict[str, np.ndarray]) -
     keep = np.ones(n, dtype=bool)
     try:
         return fn(values), keep
-    except ParameterError:
+    except SflTheoryError:
         pass
     for i in range(n):
         try:
             fn({k: v[i : i + 1] for k, v in values.items()})
-        except ParameterError:
+        except SflTheoryError:
             keep[i] = False
     if not keep.any():
         return None, keep
     try:
         return fn(subset(values, keep)), keep
-    except ParameterError:
+    except SflTheoryError:
         return None, np.zeros(n, dtype=bool)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import vocabulary as vocab
-from ..errors import ParameterError
+from ..errors import SflTheoryError
 from ..evaluate import evaluate
 from ..result import Result
 from .context import Context, seed_location
@@ -44,7 +44,7 @@ def _severity(ref: Result | None, before: dict[str, float], after: dict[str, flo
     try:
         a = float(evaluate(ref, {k: v for k, v in before.items() if k in ref.parameters()}).value)
         b = float(evaluate(ref, {k: v for k, v in after.items() if k in ref.parameters()}).value)
-    except ParameterError:
+    except SflTheoryError:
         return "unstated condition"
     return "bound invalid" if b > a * (1 + 1e-9) else "cosmetic"
 
@@ -73,7 +73,7 @@ def check(r: Result, ctx: Context) -> list[Finding]:
             trial = {**base, name: v}
             try:
                 ev = evaluate(r, trial)
-            except ParameterError:
+            except SflTheoryError:
                 continue  # refused: fine
             same = np.isclose(float(ev.value), value, rtol=1e-12, atol=0.0)
             if not (same and bool(ev.applies)):

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .. import vocabulary as vocab
 from ..errors import ParameterError
 from ..evaluate import ArrayLike, _as_result
@@ -61,12 +63,24 @@ def compare(
     require: Require = "statement",
 ) -> list[Row]:
     """Each entry evaluated on ``params`` (plus its overrides); names a result does not use are ignored."""
+    if isinstance(entries, str) or not all(isinstance(e, str) for e in entries):
+        raise ParameterError("ids", f"must be a list of result ids such as ['mu_splitfed/thm4.1'] (got {entries!r})")
+    if not isinstance(params, Mapping):
+        raise ParameterError("params", f"must be a mapping of name to value (got {type(params).__name__})")
     if len(entries) < 1:
         raise ParameterError("ids", "give at least one result id to compare")
+    for k, v in params.items():
+        if np.ndim(v):
+            raise ParameterError(k, "compare takes one value per parameter, not a sweep: give each value as an entry")
     rows = []
     for entry in entries:
         rid, over = parse_entry(entry)
         r = _as_result(rid)
+        for k in over:
+            if k in params:
+                raise ParameterError(
+                    k, f"given for every entry ({k}={params[k]:g}) and in entry '{entry}': give it in one place"
+                )
         p: dict[str, Any] = {**params, **over}
         p = {k: v for k, v in p.items() if _uses(r, k)}
         bound = stepv = None

@@ -12,6 +12,7 @@ for one sample), not bytes; ``flops`` counts forward-pass floating-point operati
 from __future__ import annotations
 
 import csv
+import decimal
 import io
 import json
 import math
@@ -53,6 +54,7 @@ class Block:
     params: int
     activation: int | None = None  # output values per sample
     flops: float | None = None
+    layer: str | None = None  # the module's class (Linear, Conv2d ...), where the model is a torch module
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,13 @@ class CutTable:
             raise ParameterError("model", f"'{self.model}' has fewer than two blocks: there is no place to cut it")
 
     def by_name(self, name: str) -> CutPoint:
+        """The cut after the block ``name``, or at 1-based index ``name`` as ``sfltheory cuts`` lists it; a name
+        wins over an index (an ``nn.Sequential``'s blocks are named "0", "1", ...)."""
         for c in self.cuts:
-            if c.name == name or str(c.index) == name:
+            if c.name == name:
+                return c
+        for c in self.cuts:
+            if str(c.index) == name:
                 return c
         raise ParameterError(
             "cut", f"no cut named '{name}' in {self.model}; cuts: {', '.join(c.name for c in self.cuts)}"
@@ -120,25 +127,45 @@ def _int(row: Mapping[str, Any], key: str, where: str, required: bool) -> int | 
         if required:
             raise ParameterError(f"{where}.{key}", "missing")
         return None
-    try:
-        f = float(raw)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{where}.{key}", f"must be an integer (got {raw!r})") from None
-    if not math.isfinite(f) or f != round(f):
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         raise ParameterError(f"{where}.{key}", f"must be an integer (got {raw!r})")
-    return int(f)
+    # exact decimal parsing: "1e30" is 10**30, not the float 1e30's 1000000000000000019884624838656
+    try:
+        dec = decimal.Decimal(repr(raw) if isinstance(raw, float) else str(raw).strip())
+    except decimal.InvalidOperation:
+        raise ParameterError(f"{where}.{key}", f"must be an integer (got {raw!r})") from None
+    if not dec.is_finite() or dec != dec.to_integral_value():
+        raise ParameterError(f"{where}.{key}", f"must be an integer (got {raw!r})")
+    return int(dec)
+
+
+def _flops(row: Mapping[str, Any], where: str) -> float | None:
+    raw = row.get("flops")
+    if raw is None or raw == "":
+        return None
+    try:
+        f = float(raw) if not isinstance(raw, bool) else math.nan
+    except (TypeError, ValueError):
+        f = math.nan
+    if not math.isfinite(f) or f < 0:
+        raise ParameterError(f"{where}.flops", f"must be a finite number >= 0 (got {raw!r})")
+    return f
 
 
 def _blocks_from_rows(rows: Sequence[Mapping[str, Any]], source: str) -> list[Block]:
     out = []
+    seen: dict[str, int] = {}
     for i, row in enumerate(rows, start=1):
         where = f"{source} block {i}"
         name = str(row.get("name") or f"block{i}")
+        if name in seen:
+            raise ParameterError(
+                f"{where}.name", f"'{name}' is also the name of block {seen[name]}: names must be unique"
+            )
+        seen[name] = i
         params = _int(row, "params", where, required=True)
         act = _int(row, "activation", where, required=False)
-        fl = row.get("flops")
-        flops = None if fl in (None, "") else float(fl)
-        out.append(Block(name, int(params or 0), act, flops))
+        out.append(Block(name, int(params or 0), act, _flops(row, where)))
     return out
 
 

@@ -243,6 +243,12 @@ def plan(
     MU-SplitFed Corollary 4.2's ``tau = d / d_c^2``) are evaluated alongside.
     """
     r = _as_result(result)
+    if not isinstance(params, Mapping):
+        raise ParameterError("params", f"must be a mapping of name to value (got {type(params).__name__})")
+    if cuts is not None and not isinstance(cuts, CutTable):
+        raise ParameterError(
+            "cuts", f"must be a CutTable, e.g. verify.models.model_cuts('resnet18') (got {type(cuts).__name__})"
+        )
     rparams = set(r.parameters())
     if not vocab.is_known(over) or over not in rparams:
         ints = [n for n in r.parameters() if vocab.get(n).domain == "count"]
@@ -317,7 +323,13 @@ def plan(
         objective, kind = T, "rounds"
         if time_model is not None:
             round_time = np.broadcast_to(time_model.round_time(values[None, :], fraction, activation), shape)
-            objective, kind = T * round_time, "time"
+            with np.errstate(over="ignore"):
+                objective, kind = T * round_time, "time"
+            if np.any(np.isinf(objective) & np.isfinite(T) & feasible):
+                raise ParameterError(
+                    "client_time",
+                    "the time to eps (rounds x round time) overflows the float range: give realistic times",
+                )
     objective = np.where(feasible, objective, np.inf)
 
     choices = choices_for(r.id) if over == "tau" else ()
@@ -466,7 +478,12 @@ def _add_notes(out: Plan, choices: Sequence[PaperChoice]) -> None:
         b = best.best
         if best.eq12_tau is not None and best.best_rounds is not None:
             e12 = best.eq12_tau
-            if not (out.grid[0] <= round(e12) <= out.grid[-1]):
+            if not math.isfinite(e12):
+                out.notes.append(
+                    f"at cut '{_cut_name(best.cut)}' the server does no work (t_server = 0): eq. (12)'s tau = "
+                    "t_straggler/t_server gives no finite tau"
+                )
+            elif not (out.grid[0] <= round(e12) <= out.grid[-1]):
                 out.notes.append(
                     f"at cut '{_cut_name(best.cut)}' eq. (12) gives tau = t_straggler/t_server = {e12:.4g}, outside "
                     f"the grid {out.grid[0]:g}..{out.grid[-1]:g}"
@@ -478,6 +495,9 @@ def _add_notes(out: Plan, choices: Sequence[PaperChoice]) -> None:
                 )
     if best is not None and best.best is not None and out.grid.size > 1:
         if best.best.value in (out.grid[0], out.grid[-1]):
+            lo, hi = out.grid[0], out.grid[-1]
+            side = "largest" if best.best.value == hi else "smallest"
             out.notes.append(
-                f"the optimum {out.over} = {best.best.value:g} is at the edge of the grid: widen it to see past it"
+                f"the optimum {out.over} = {best.best.value:g} is the {side} value searched ({lo:g}..{hi:g}): the "
+                f"bound has no interior optimum in this grid; widen it with --grid FIRST:LAST to see past the edge"
             )

@@ -32,10 +32,15 @@ def _secs(v: float | None) -> str:
 # ---------------------------------------------------------------------------------------------------
 def cuts_text(t: CutTable) -> str:
     shape = f", input {'x'.join(map(str, t.input_shape))}" if t.input_shape else ""
+    layers = {b.name: b.layer for b in t.blocks if b.layer}
+
+    def after(name: str) -> str:  # an nn.Sequential's blocks are named 0, 1, ...: say which layer that is
+        return f"{name} ({layers[name]})" if name.isdigit() and name in layers else name
+
     rows = [
         [
             str(c.index),
-            c.name,
+            after(c.name),
             f"{c.d_c:,}",
             f"{c.d_s:,}",
             f"{c.d_c / t.d:.2%}",

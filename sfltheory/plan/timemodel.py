@@ -38,6 +38,13 @@ def _positive(name: str, v: float, allow_zero: bool = False) -> float:
     return f
 
 
+def _finite(name: str, v: Any, what: str) -> Any:
+    """``v`` if every value is finite; otherwise the parameter that made ``what`` overflow, named."""
+    if np.all(np.isfinite(v)):
+        return v
+    raise ParameterError(name, f"{what} overflows the float range at this value (> 1.8e308 s): give a realistic value")
+
+
 def expected_max(dist: Any, n: int) -> float:
     """E[max of n i.i.d. draws] = int_0^inf 1 - F(x)^n dx - int_-inf^0 F(x)^n dx."""
     from scipy import integrate  # imported on use: scipy.stats/integrate cost ~0.4 s at import
@@ -145,30 +152,46 @@ class TimeModel:
         if self.bandwidth is not None and np.any(np.isnan(q)):
             raise ParameterError("activation", "the time model needs the activation size at every cut")
         size = self.upload_bytes(np.nan_to_num(q))
-        if self.client_dist is not None:
-            comm = 0.0 if self.bandwidth is None else size / float(self.bandwidth)  # type: ignore[arg-type]
-            return self._straggler_compute * f + comm
-        c = np.asarray(self.client_time, dtype=float)
-        if self.bandwidth is None:
-            comm_m: Any = 0.0
-        else:
-            bw = np.asarray(self.bandwidth, dtype=float) * np.ones_like(c)
-            comm_m = size[..., None] / bw
-        return np.max(c * f[..., None] + comm_m, axis=-1)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            if self.client_dist is not None:
+                comm = 0.0 if self.bandwidth is None else size / float(self.bandwidth)  # type: ignore[arg-type]
+                out = _finite("bandwidth", comm, "the upload time") + self._straggler_compute * f
+                return _finite("client_dist", out, "the straggler's time")
+            c = np.asarray(self.client_time, dtype=float)
+            if self.bandwidth is None:
+                comm_m: Any = 0.0
+            else:
+                bw = np.asarray(self.bandwidth, dtype=float) * np.ones_like(c)
+                comm_m = _finite("bandwidth", size[..., None] / bw, "the upload time")
+            return _finite("client_time", np.max(c * f[..., None] + comm_m, axis=-1), "the straggler's time")
 
     def server(self, fraction: Any) -> Any:
         """Time of one server step at the cut."""
-        return self.server_step * (1.0 - np.asarray(fraction, dtype=float))
+        share = 1.0 - np.asarray(fraction, dtype=float)
+        out = self.server_step * share
+        if np.any((out == 0) & (share > 0)):  # a positive time flushed to 0: eq. (12)'s tau would read as inf
+            raise ParameterError(
+                "server_step", f"{self.server_step:g} s is too small: the server's time at a cut underflows to 0"
+            )
+        return out
 
     def round_time(self, tau: Any, fraction: Any, activation: Any) -> Any:
         strag = self.straggler(fraction, activation)
-        srv = np.asarray(tau, dtype=float) * self.server(fraction)
-        return np.maximum(strag, srv) if self.overlap else strag + srv
+        with np.errstate(over="ignore"):
+            srv = _finite("server_step", np.asarray(tau, dtype=float) * self.server(fraction), "the server's time")
+            return _finite("client_time", np.maximum(strag, srv) if self.overlap else strag + srv, "a round's time")
 
     def eq12_tau(self, fraction: Any, activation: Any) -> Any:
         """MU-SplitFed eq. (12): tau = t_straggler / t_server at the cut (a real number)."""
-        with np.errstate(divide="ignore"):
-            return self.straggler(fraction, activation) / self.server(fraction)
+        srv = self.server(fraction)
+        with np.errstate(divide="ignore", over="ignore"):
+            out = self.straggler(fraction, activation) / srv
+        if np.any(np.isinf(out) & (np.asarray(srv) > 0)):
+            raise ParameterError(
+                "server_step",
+                f"{self.server_step:g} s is too small: eq. (12)'s tau = t_straggler/t_server overflows the float range",
+            )
+        return out
 
     def describe(self) -> dict[str, Any]:
         clients: Any = (

@@ -149,12 +149,38 @@ def build(name: str, **kwargs: Any) -> nn.Module:
 
 
 def load_model(spec: str) -> nn.Module:
-    """Import ``package.module:factory`` and call ``factory()``; it must return an ``nn.Module``."""
-    module_name, sep, attr = spec.partition(":")
+    """Import ``package.module:factory`` (or ``path/to/file.py:factory``) and call ``factory()``; it must return
+    an ``nn.Module``.
+
+    A module is looked up on ``sys.path`` with the working directory first -- the ``sfltheory`` console script
+    does not put it there itself, so ``mymodels:net`` finds ``./mymodels.py`` as ``python -c`` would; a spec
+    whose module part ends in ``.py`` is loaded from that file."""
+    module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
-        raise ParameterError("--model", f"must be a registered name or 'package.module:factory' (got '{spec}')")
+        raise ParameterError(
+            "--model", f"must be a registered name, 'package.module:factory' or 'file.py:factory' (got '{spec}')"
+        )
     try:
-        module = importlib.import_module(module_name)
+        if module_name.endswith(".py"):
+            from importlib import util
+            from pathlib import Path
+
+            path = Path(module_name)
+            if not path.is_file():
+                raise ParameterError("--model", f"no such file: {module_name}")
+            loader_spec = util.spec_from_file_location(path.stem, path)
+            assert loader_spec is not None and loader_spec.loader is not None
+            module = util.module_from_spec(loader_spec)
+            loader_spec.loader.exec_module(module)
+        else:
+            import os
+            import sys
+
+            if os.getcwd() not in sys.path and "" not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+    except ParameterError:
+        raise
     except Exception as e:  # ImportError, or an error raised while importing
         raise ParameterError("--model", f"cannot import '{module_name}': {_first_line(e)}") from e
     factory = getattr(module, attr, None)
@@ -448,7 +474,14 @@ def model_cuts(
         return n
 
     out = [
-        Block(g.name, unique(g.module.parameters()), g.activation or None, g.flops if counted else None) for g in groups
+        Block(
+            g.name,
+            unique(g.module.parameters()),
+            g.activation or None,
+            g.flops if counted else None,
+            type(g.module).__name__,
+        )
+        for g in groups
     ]
     extra = sum(unique(m.parameters(recurse=False)) for m in opened)
     return cuts_from_blocks(label, out, shape, extra)
