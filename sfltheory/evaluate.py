@@ -19,7 +19,7 @@ import sympy as sp
 
 from . import vocabulary as vocab
 from .errors import MissingParametersError, NoBoundError, NumericRangeError, ParameterError
-from .registry import get
+from .registry import editions, get
 from .result import Hypothesis, Result
 
 Value = float | np.ndarray
@@ -260,6 +260,7 @@ def resolve(
     for small, large, why in _ORDER_RULES:
         if small in values and large in values and np.any(np.asarray(values[small]) > values[large]):
             raise ParameterError(small, f"must be <= {large}: {why} (got {small} > {large})")
+    _check_fixed(r, values, given_as)
     if all(k in values for k in ("d", "d_c", "d_s")):
         if np.any(np.abs(np.asarray(values["d_c"]) + values["d_s"] - values["d"]) > 1e-9 * np.asarray(values["d"])):
             raise ParameterError("d", "must equal d_c + d_s")
@@ -280,6 +281,30 @@ def resolve(
         raise MissingParametersError(r.id, missing)
     unused = sorted(given_as[n] for n in given_as if n not in need and n not in _used_by_defaults(r, need))
     return values, derived, unused
+
+
+def _check_fixed(r: Result, values: Mapping[str, Value], given_as: Mapping[str, str]) -> None:
+    """A result stated at a fixed value of a parameter its bound does not contain (eta_g = 1, P = 1 baked into
+    an edition) cannot be evaluated at another: the given value is refused, never silently replaced by the fixed
+    one (issue 12: sl_noniid/thm3 and sec4.3.speedup@explicit at eta_g != 1, mu_splitfed/thm4.3@appendix at
+    P != 1 used to report that the bound applies)."""
+    if not r.explicit:
+        return
+    in_bound = {s.name for s in r.bound_expr.free_symbols}
+    for name, expr in r.defaults:
+        if name in in_bound or name not in values or not expr.is_Number:
+            continue
+        fixed = float(expr)
+        if np.allclose(np.asarray(values[name], dtype=float), fixed, rtol=1e-12, atol=0.0):
+            continue
+        others = [e.id for e in editions(r) if e is not r and e.explicit
+                  and name in {s.name for s in e.bound_expr.free_symbols}]  # fmt: skip
+        where = f"; {', '.join(others)} takes {name}" if others else ""
+        raise ParameterError(
+            given_as[name],
+            f"{r.id} is stated at {name} = {fixed:g} only (its bound does not contain {name}), so it cannot be "
+            f"evaluated at another value{where}",
+        )
 
 
 def missing_hint(result_id: str, name: str) -> str:

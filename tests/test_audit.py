@@ -122,16 +122,34 @@ def test_printed_latex_differing_from_the_terms_is_caught() -> None:
 
 
 def test_silently_ignored_parameter_is_caught_and_refusal_passes() -> None:
-    cor = corollary(extra_default=(("eta_g", sp.Integer(1)),))
+    # a default that depends on other parameters (eta_g = sqrt(T), a corollary-style choice) baked into a bound
+    # that does not contain it: given another eta_g, evaluation used to report the bound at the default
+    cor = corollary(extra_default=(("eta_g", sp.sqrt(T)),))
     (f,) = run(theorem(), cor, ["substitutions"])
     before, after = f.reevaluations
     assert "eta_g" in after.params and "eta_g" not in before.params and before.value == after.value
     assert f.severity == "unstated condition"  # neither the parent nor an edition contains eta_g
     refused = corollary(
-        extra_default=(("eta_g", sp.Integer(1)),),
-        hypotheses=(Hypothesis("eta_g = 1", eta_g, "==", 1, "choice", r"\eta_g=1", where="Corollary P"),),
-    )
+        extra_default=(("eta_g", sp.sqrt(T)),),
+        hypotheses=(Hypothesis("eta_g = sqrt(T)", eta_g, "==", sp.sqrt(T), "choice", r"\eta_g=\sqrt T",
+                               where="Corollary P"),),
+    )  # fmt: skip
     assert run(theorem(), refused, ["substitutions"]) == []
+
+
+def test_a_fixed_value_baked_into_a_bound_is_refused_by_evaluation() -> None:
+    # eta_g = 1 as a constant default of a bound without eta_g: evaluation itself refuses another value (so the
+    # audit has nothing left to catch), and accepts the stated one
+    import pytest
+
+    from sfltheory.errors import ParameterError
+
+    cor = corollary(extra_default=(("eta_g", sp.Integer(1)),))
+    pt = {"L": 2.0, "F": 1.0, "T": 16.0, "sigma2": 1.0}
+    assert evaluate(cor, {**pt, "eta_g": 1.0}).value == evaluate(cor, pt).value
+    with pytest.raises(ParameterError, match=r"is stated at eta_g = 1 only"):
+        evaluate(cor, {**pt, "eta_g": 0.5})
+    assert run(theorem(), cor, ["substitutions"]) == []
 
 
 def test_unstated_condition_of_the_parent_is_caught_with_its_threshold() -> None:

@@ -37,7 +37,7 @@ def test_every_witness_reevaluates_through_sfltheory_bound(capsys: pytest.Captur
                 (h,) = [h for h in out["hypotheses"] if h["name"] == rv.hypothesis]
                 assert h["holds"] is rv.holds, rv.command()
             checked += 1
-    assert checked > 100
+    assert checked >= 90  # 100 at seed 0 (evaluation now refuses the fixed values it used to ignore)
 
 
 def test_known_finding_mu_splitfed_cor44_condition_on_T() -> None:

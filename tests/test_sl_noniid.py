@@ -116,7 +116,6 @@ BRANCHES = [
     ("thm2", A, "eta_l<=1/(2KL sqrt(2B^2+1))", 1 / (10 * math.sqrt(3)), True),  # 1/(2*5*1*sqrt 3)
     ("thm2", {**A, "eta_g": 2}, "eta_l<=1/(2KL eta_g)", 1 / 20, True),  # 1/(2*5*2) = 0.05 < 0.0577
     ("sec4.3.speedup@explicit", C1, "eta_l<=1/(2KL sqrt(2B^2+1))", 1 / (10 * math.sqrt(3)), True),
-    ("sec4.3.speedup@explicit", {**C1, "eta_g": 2}, "eta_l<=1/(2KL eta_g)", 1 / 20, True),
     (
         "thm3",
         dict(L=1, F=1, T=10, M=2, K=5, eta_l=0.01, sigma2=1, eps2=1),
@@ -140,7 +139,6 @@ BRANCHES = [
         False,
     ),
     ("tab1.fl", A, "eta_l<=1/(2KL sqrt(2B^2+1))", 1 / (10 * math.sqrt(3)), True),
-    ("tab1.fl", {**A, "eta_g": 2}, "eta_l<=1/(2KL eta_g)", 1 / 20, True),
 ]
 EFF = dict(L=1, F=1, T=10, M=2, K=5, sigma2=1, B2=1, G2=1, eta_tilde=0.05)
 EFF_BRANCHES = [
@@ -419,8 +417,19 @@ def test_thm3_implicit_young_condition() -> None:
 
 
 def test_thm3_needs_eta_g_one() -> None:
-    ev = st.evaluate(P + "thm3", **C3, eta_g=2)
-    assert ev.applies and not hyp(ev, "eta_g = 1").holds and not ev.proof_conditions_hold
+    # Theorem 3's bound is stated at eta_g = 1 and does not contain eta_g: another value is refused (it used to
+    # be evaluated at eta_g = 1 with "the bound applies"); eta_g = 1 itself is accepted
+    with pytest.raises(st.ParameterError, match=r"sl_noniid/thm3 is stated at eta_g = 1 only"):
+        st.evaluate(P + "thm3", **C3, eta_g=2)
+    assert st.evaluate(P + "thm3", **C3, eta_g=1).value == st.evaluate(P + "thm3", **C3).value
+
+
+@pytest.mark.parametrize("rid", ["sec4.3.speedup@explicit", "tab1.fl"])
+def test_a_result_stated_at_eta_g_one_refuses_another(rid: str) -> None:
+    # both bounds are printed at eta_g = 1 (no eta_g in them): eta_g = 2 cannot be evaluated, only refused
+    params = C1 if rid.startswith("sec4.3") else A
+    with pytest.raises(st.ParameterError, match=r"is stated at eta_g = 1 only"):
+        st.evaluate(P + rid, {**params, "eta_g": 2})
 
 
 def test_thm3_g2_is_eps2() -> None:
