@@ -288,11 +288,13 @@ def _check_fixed(r: Result, values: Mapping[str, Value], given_as: Mapping[str, 
     an edition) cannot be evaluated at another: the given value is refused, never silently replaced by the fixed
     one (issue 12: sl_noniid/thm3 and sec4.3.speedup@explicit at eta_g != 1, mu_splitfed/thm4.3@appendix at
     P != 1 used to report that the bound applies)."""
-    if not r.explicit:
+    # the common case -- no constant default given -- costs one pass over the defaults, no SymPy traversal
+    given = [(name, expr) for name, expr in r.defaults if expr.is_Number and name in values]
+    if not given or not r.explicit:
         return
-    in_bound = {s.name for s in r.bound_expr.free_symbols}
-    for name, expr in r.defaults:
-        if name in in_bound or name not in values or not expr.is_Number:
+    in_bound = {s.name for t in r.terms for s in t.expr.free_symbols}
+    for name, expr in given:
+        if name in in_bound:
             continue
         fixed = float(expr)
         if np.allclose(np.asarray(values[name], dtype=float), fixed, rtol=1e-12, atol=0.0):

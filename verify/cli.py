@@ -113,6 +113,42 @@ def _cmd_measure(a: argparse.Namespace) -> int:
     return 0
 
 
+# --- a model problem's options, shared by train and verify ------------------------------------------------------
+
+VERIFY_PARTITION = "dirichlet:0.5"  # verify's default clients are non-IID: heterogeneity is what the bounds are about
+MODEL_FLAGS = ("--model", "--data", "--cut", "--input-shape", "--partition", "--loss", "--eval-samples")
+
+
+def model_problem_args(s: argparse.ArgumentParser, *, partition: str) -> None:
+    """The options that describe a split model problem (``verify.train.setup.model_problem``), and ``--order``."""
+    s.add_argument("--model", help="a registered model (sized to the data) or package.module:factory (default cnn)")
+    s.add_argument("--data", help="digits (default), fashion-mnist, mnist1d, cifar10:root=.., a .pt/.npz file")
+    s.add_argument("--cut", help="split after this block (name or 1-based index; default: the middle cut)")
+    s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
+    s.add_argument("--clients", type=count_arg("--clients"), help="number of clients M (default 4)")
+    s.add_argument("--partition", help=f"iid, dirichlet:ALPHA, shards:K or sorted (default {partition})")
+    s.add_argument("--loss", help="ce, mse or auto (ce for integer labels)")
+    s.add_argument(
+        "--eval-samples",
+        type=count_arg("--eval-samples"),
+        help="record ||grad f||^2 on a fixed subsample of this many per client (default: all)",
+    )
+    s.add_argument("--order", choices=["fixed", "random"], help="client order of the sequential algorithms")
+
+
+def model_flags_given(a: argparse.Namespace) -> list[str]:
+    """The model-problem options given on the command line (``--clients`` aside: a quadratic has clients too)."""
+    return [f for f in MODEL_FLAGS if getattr(a, f[2:].replace("-", "_")) is not None]
+
+
+def model_problem_kwargs(a: argparse.Namespace, *, partition: str) -> dict[str, Any]:
+    """``model_problem``'s keywords from the options, with their defaults (cnn on digits, 4 clients)."""
+    return {"model": a.model or "cnn", "data": a.data or "digits", "cut": a.cut, "clients": a.clients or 4,
+            "partition": a.partition or partition, "loss": a.loss or "auto",
+            "input_shape": parse_shape(a.input_shape) if a.input_shape else None,
+            "eval_samples": a.eval_samples}  # fmt: skip
+
+
 # --- train ----------------------------------------------------------------------------------------------------
 
 
@@ -131,19 +167,7 @@ def _train_parser(sub: Any) -> None:
     s.add_argument("assignments", nargs="*", metavar="name=value")
     s.add_argument("--list", action="store_true", help="list the algorithms, their papers and the results")
     s.add_argument("--problem", metavar="FILE|quadratic", help="a quadratic problem file (JSON), or 'quadratic'")
-    s.add_argument("--model", help="a registered model (sized to the data) or package.module:factory (default cnn)")
-    s.add_argument("--data", help="digits (default), fashion-mnist, mnist1d, cifar10:root=.., a .pt/.npz file")
-    s.add_argument("--cut", help="split after this block (name or 1-based index; default: the middle cut)")
-    s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
-    s.add_argument("--clients", type=count_arg("--clients"), help="number of clients M (default 4)")
-    s.add_argument("--partition", help="iid, dirichlet:ALPHA, shards:K or sorted (default iid)")
-    s.add_argument("--loss", help="ce, mse or auto (ce for integer labels)")
-    s.add_argument(
-        "--eval-samples",
-        type=count_arg("--eval-samples"),
-        help="record ||grad f||^2 on a fixed subsample of this many per client (default: all)",
-    )
-    s.add_argument("--order", choices=["fixed", "random"], help="client order of the sequential algorithms")
+    model_problem_args(s, partition="iid")
     s.add_argument("--loop", action="store_true", help="run clients one by one (the reference), not batched")
     s.add_argument("--out", metavar="DIR", help="save run.json and a checkpoint here; an interrupted run resumes")
     s.add_argument("--checkpoint-every", type=count_arg("--checkpoint-every"), default=10, help="rounds")
@@ -211,10 +235,8 @@ def _cmd_train(a: argparse.Namespace) -> int:
     if a.order is not None:
         params["order"] = a.order
     quadratic = a.problem is not None
-    model_opts = {"--model": a.model, "--data": a.data, "--cut": a.cut, "--partition": a.partition,
-                  "--loss": a.loss, "--input-shape": a.input_shape, "--eval-samples": a.eval_samples}  # fmt: skip
     if quadratic:
-        given = [k for k, v in model_opts.items() if v is not None]
+        given = model_flags_given(a)
         if given:
             raise ParameterError(given[0], "describes a model problem; not with --problem")
     targets = {k: params.pop(k) for k in QUADRATIC_TARGETS if k in params} if a.problem == "quadratic" else {}
@@ -226,12 +248,7 @@ def _cmd_train(a: argparse.Namespace) -> int:
         targets["M"] = float(a.clients)
     algorithm = cls(**params)  # unknown parameters and domains are checked here, before any work
     dtype = torch.float64 if (a.float64 or quadratic) else torch.float32
-    kw: dict[str, Any] = {}
-    if not quadratic:
-        shape = parse_shape(a.input_shape) if a.input_shape else None
-        kw = {"model": a.model or "cnn", "data": a.data or "digits", "cut": a.cut, "clients": a.clients or 4,
-              "partition": a.partition or "iid", "loss": a.loss or "auto", "input_shape": shape,
-              "eval_samples": a.eval_samples}  # fmt: skip
+    kw = {} if quadratic else model_problem_kwargs(a, partition="iid")
     device = "cuda" if a.device == "auto" and torch.cuda.is_available() else ("cpu" if a.device == "auto" else a.device)
     problem = problem_from(a.problem, targets=targets, seed=seed, dtype=dtype, device=device, **kw)
     tm = default_time_model(problem.M)
@@ -317,19 +334,7 @@ def _verify_parser(sub: Any) -> None:
         metavar="FILE|quadratic",
         help="a quadratic problem file (JSON, e.g. a saved counterexample) instead of the default one",
     )
-    s.add_argument("--model", help="verify on a split model: a registered model or package.module:factory")
-    s.add_argument("--data", help="the model's data: digits (default), fashion-mnist, mnist1d, cifar10:root=..")
-    s.add_argument("--cut", help="split after this block (name or 1-based index; default: the middle cut)")
-    s.add_argument("--input-shape", help="reshape each sample, e.g. 64 for an MLP on digits")
-    s.add_argument("--clients", type=count_arg("--clients"), help="number of clients M of a model (default 4)")
-    s.add_argument("--partition", help="iid, dirichlet:ALPHA (default dirichlet:0.5), shards:K or sorted")
-    s.add_argument("--loss", help="ce, mse or auto (ce for integer labels)")
-    s.add_argument(
-        "--eval-samples",
-        type=count_arg("--eval-samples"),
-        help="record ||grad f||^2 on a fixed subsample of this many per client (default: all)",
-    )
-    s.add_argument("--order", choices=["fixed", "random"], help="client order of the sequential algorithms")
+    model_problem_args(s, partition=VERIFY_PARTITION)
     s.add_argument(
         "--points",
         type=count_arg("--points"),
@@ -477,10 +482,7 @@ def _cmd_verify(a: argparse.Namespace) -> int:
 
 def _verify_problem_spec(a: argparse.Namespace) -> dict[str, Any] | None:
     """The problem ``verify`` runs on, as a JSON-able spec (the cache key includes it); None for the defaults."""
-    model_opts = {"--model": a.model, "--data": a.data, "--cut": a.cut, "--clients": a.clients,
-                  "--partition": a.partition, "--loss": a.loss, "--input-shape": a.input_shape,
-                  "--eval-samples": a.eval_samples}  # fmt: skip
-    given = [k for k, v in model_opts.items() if v is not None]
+    given = model_flags_given(a) + (["--clients"] if a.clients is not None else [])
     if a.problem is not None:
         if given:
             raise ParameterError(given[0], "describes a model problem; not with --problem")
@@ -492,10 +494,9 @@ def _verify_problem_spec(a: argparse.Namespace) -> dict[str, Any] | None:
         return {"kind": "quadratic", **q.to_dict()}
     if not given:
         return None
-    shape = list(parse_shape(a.input_shape) or ()) if a.input_shape else None
-    return {"kind": "model", "model": a.model or "cnn", "data": a.data or "digits", "cut": a.cut,
-            "clients": a.clients or 4, "partition": a.partition or "dirichlet:0.5", "loss": a.loss or "auto",
-            "input_shape": shape, "eval_samples": a.eval_samples}  # fmt: skip
+    kw = model_problem_kwargs(a, partition=VERIFY_PARTITION)
+    shape = kw["input_shape"]
+    return {"kind": "model", **kw, "input_shape": list(shape) if shape else None}  # JSON-able: the cache key
 
 
 def _verify_assignments(rid: str, r: Any, exp: Any, assigned: dict[str, Any], *, on_model: bool) -> dict[str, Any]:
@@ -523,7 +524,7 @@ def _verify_assignments(rid: str, r: Any, exp: Any, assigned: dict[str, Any], *,
         elif k in exp.step_to:
             raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
         elif k in takes:
-            plan["params"][k] = int(v) if float(v).is_integer() and k in ("K", "tau", "P", "l", "n") else v
+            plan["params"][k] = v  # the algorithm checks its own domains (train passes the same floats)
         elif k in used:
             plan["overrides"][k] = float(v)
         else:

@@ -45,6 +45,13 @@ class Context:
             self._cache[key] = draw(r, self.rng("points", r.id, *key[1]), self.samples * scale, extra)
         return self._cache[key]
 
+    def sample_for(self, r: Result, check: Check, extra: Sequence[str] = (), scale: int = 1) -> Sample | None:
+        """:meth:`sample`, recording a skip of ``check`` on ``r`` when no valid parameter point exists."""
+        s = self.sample(r, extra, scale)
+        if s is None:
+            self.skip(r, check, "no valid parameter point")
+        return s
+
     def parent(self, r: Result) -> Result | None:
         return parent(r, self.catalogue)
 

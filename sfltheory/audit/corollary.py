@@ -106,9 +106,8 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     diff = symbolic_difference(r, p)
     if diff is not None and diff == 0:
         return []  # the corollary is its parent at the choices, term for term
-    s = ctx.sample(r, parent_extra(r, p), scale=4)  # a corollary's region can be thin: more points
+    s = ctx.sample_for(r, "corollary", parent_extra(r, p), scale=4)  # a corollary's region can be thin
     if s is None:
-        ctx.skip(r, "corollary", "no valid parameter point")
         return []
     score = _ratio(r, p, s.given)
     if not np.isfinite(score).any():

@@ -31,9 +31,8 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     if not parsed:
         ctx.skip(r, "printed", f"the statement is not comparable: {'; '.join(dict.fromkeys(reasons))}")
         return []
-    s = ctx.sample(r)
+    s = ctx.sample_for(r, "printed")
     if s is None:
-        ctx.skip(r, "printed", "no valid parameter point")
         return []
     values = {k: np.broadcast_to(np.asarray(v, dtype=float), (s.size,)) for k, v in s.ev.params.items()}
     encoded = np.broadcast_to(np.asarray(s.ev.value, dtype=float), (s.size,))

@@ -148,9 +148,8 @@ def _parents(r: Result, p: Result, s: Sample) -> list[Finding]:
 def check(r: Result, ctx: Context) -> list[Finding]:
     if not r.explicit or not r.hypotheses:
         return []
-    s = ctx.sample(r)
+    s = ctx.sample_for(r, "together")
     if s is None:
-        ctx.skip(r, "together", "no valid parameter point")
         return []
     out = _own(r, s)
     p = ctx.parent(r)

@@ -57,9 +57,8 @@ def _finding(r: Result, s: Sample, i: int, printed: str, found: str) -> Finding:
 def check(r: Result, ctx: Context) -> list[Finding]:
     if not r.explicit or not r.terms:
         return []
-    s = ctx.sample(r)
+    s = ctx.sample_for(r, "validity")
     if s is None:
-        ctx.skip(r, "validity", "no valid parameter point")
         return []
     stated = np.broadcast_to(np.asarray(s.ev.applies, dtype=bool), (s.size,))
     if not stated.any():

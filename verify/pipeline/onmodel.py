@@ -22,6 +22,7 @@ estimator) are given as ``name=value`` or by the experiment's stated default, ne
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -37,10 +38,10 @@ from sfltheory.constants import Constants, needed_keys
 from sfltheory.errors import ParameterError, SflTheoryError
 from verify.constants.measure import group_of_key, measure
 from verify.constants.track import summarise
-from verify.train import ModelProblem, get, run
+from verify.train import ModelProblem, get
 
 from .experiments import LHS_KINDS, Experiment, experiment
-from .verification import Leg, Verification, leg_from_series
+from .verification import Leg, Verification, algorithm_params, gradnorm2_runs, leg_from_series
 
 DEFAULT_POINTS = 3  # rounds where the constants are measured: x^0, x^{T/2}, x^T
 
@@ -155,27 +156,24 @@ def _derive(exp: Experiment, params: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
-def _run_leg(r: Any, exp: Experiment, cls: Any, problem: ModelProblem, algo: dict[str, Any], mode: str, step: float,
+def _run_leg(r: Any, exp: Experiment, problem: ModelProblem, mode: str, step: float, base: Mapping[str, float],
              c0: Constants, derived: Mapping[str, float], given: Mapping[str, float], *, T: int, seeds: int,
              batch: int, points: int, lam: float | None
              ) -> tuple[Leg, Constants, dict[str, float], list[str]]:  # fmt: skip
-    """One leg: ``seeds`` runs, the constants along the seed-0 run (x^0's measurement reused), the bound with
-    their sup, the verdict."""
+    """One leg at the theorem's step ``step``: the algorithm's parameters as the theorem derives them from
+    ``base`` (x^0's constants, or the trajectory's on a re-run), ``seeds`` runs, the constants along the seed-0
+    run (x^0's measurement reused), the bound with their sup, the verdict."""
+    ev = st.evaluate(r, {**base, r.step: step, "T": float(T)})
+    takes = {p.name for p in get(exp.algorithm).takes}
+    algo = {**{k: v for k, v in derived.items() if k in takes}, **algorithm_params(exp, ev.params, step)}
     meter = TrajectoryMeter(r.id, problem, measured_rounds(T, points), lam=lam, batch=batch)
     meter.points, meter.steps = [c0], [0]
-    g = []
-    for seed in range(seeds):
-        out = run(cls(**algo), problem, T=T, batch=batch, seed=seed, progress=False,
-                  observe=meter if seed == 0 else None)  # fmt: skip
-        series = out.series("gradnorm2")
-        if len(series) < T + 1:  # diverged: the rest of the curve is above every bound
-            series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
-        g.append(series[:T])
+    g = gradnorm2_runs(exp.algorithm, problem, algo, T, seeds=seeds, batch=batch, observe=meter)
     summary = meter.summary()
     theory, notes = model_theory_params(exp, r, problem, summary, batch, given)
     notes += meter.notes
     theory.update(derived)
-    return leg_from_series(r, exp, mode, step, np.asarray(g), theory, T=T), summary, theory, notes
+    return leg_from_series(r, exp, mode, step, g, theory, T=T), summary, theory, notes
 
 
 def verify_on_model(
@@ -209,10 +207,11 @@ def verify_on_model(
             raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
         if k not in takes:
             raise ParameterError(k, f"not a parameter of {exp.algorithm} ({', '.join(takes)})")
-    exp_params = {**exp.params, **{k: v for k, v in user.items() if k in exp.params}}
-    exp = Experiment(**{**exp.__dict__, "params": exp_params,
-                        "algorithm_only": {**exp.algorithm_only, **{k: v for k, v in user.items()
-                                                                    if k not in exp.params}}})  # fmt: skip
+    exp = dataclasses.replace(  # the user's parameters: shared ones replace the experiment's, the rest are options
+        exp,
+        params={**exp.params, **{k: v for k, v in user.items() if k in exp.params}},
+        algorithm_only={**exp.algorithm_only, **{k: v for k, v in user.items() if k not in exp.params}},
+    )
     say = progress or (lambda s: None)
     lam = exp.params.get("lam")
     given_all = {**exp.given, **(given or {})}
@@ -243,28 +242,8 @@ def verify_on_model(
         if mode == "practical" and legs and s <= 1.01 * legs[0].step:
             continue
         say(f"{result}: {mode} step {s:.3g}, {seeds} seeds x {T} rounds, constants at {points} rounds")
-        ev = st.evaluate(r, {**p0, r.step: s, "T": float(T)})
-        algo = {**{k: v for k, v in exp.params.items() if k in takes}, **exp.algorithm_only,
-                **{k: v for k, v in derived.items() if k in takes}}  # fmt: skip
-        for name in exp.step_to:
-            algo[name] = float(np.asarray(ev.params[name])) if name in ev.params else s
-        leg, summary, theory, leg_notes = _run_leg(
-            r,
-            exp,
-            cls,
-            problem,
-            algo,
-            mode,
-            s,
-            c0,
-            derived,
-            given_all,
-            T=T,
-            seeds=seeds,
-            batch=batch,
-            points=points,
-            lam=lam,
-        )
+        leg, summary, theory, leg_notes = _run_leg(r, exp, problem, mode, s, p0, c0, derived, given_all, T=T,
+                                                    seeds=seeds, batch=batch, points=points, lam=lam)  # fmt: skip
         if mode == "admissible" and not leg.applies:
             # the trajectory's constants exceed those of x^0: the step is recomputed with them and the leg re-run
             # once, so the claim is tested where its hypotheses hold (when they can)
@@ -277,11 +256,8 @@ def verify_on_model(
                          f"{', '.join(leg.failing)} with the constants of its trajectory ({grew or 'no growth'}); "
                          f"re-run at {again:.3g}, the step those constants admit")  # fmt: skip
                 s = again
-                ev = st.evaluate(r, {**theory, r.step: s, "T": float(T)})
-                for name in exp.step_to:
-                    algo[name] = float(np.asarray(ev.params[name])) if name in ev.params else s
-                leg, summary, theory, leg_notes = _run_leg(r, exp, cls, problem, algo, mode, s, c0, derived,
-                                                            given_all, T=T, seeds=seeds, batch=batch, points=points,
+                leg, summary, theory, leg_notes = _run_leg(r, exp, problem, mode, s, theory, c0, derived, given_all,
+                                                            T=T, seeds=seeds, batch=batch, points=points,
                                                             lam=lam)  # fmt: skip
         legs.append(leg)
         if rerun:

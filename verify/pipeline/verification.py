@@ -306,16 +306,19 @@ def algorithm_params(exp: Experiment, ev_params: dict[str, Any], step: float) ->
     return out
 
 
-def _measure(exp: Experiment, problem: QuadraticProblem, algo_params: dict[str, Any], T: int, *, seeds: int,
-             batch: int, exact: bool) -> np.ndarray:  # fmt: skip
-    """||grad f(x^t)||^2 for t < T: one exact row, or one row per seed (inf after a divergence)."""
+def gradnorm2_runs(algorithm: str, problem: Any, algo_params: Mapping[str, Any], T: int, *, seeds: int,
+                   batch: int, exact: bool = False, observe: Any = None) -> np.ndarray:  # fmt: skip
+    """||grad f(x^t)||^2 for t < T: one exact row (``exact``: a first-order algorithm on a quadratic), or one row
+    per seed (inf after a divergence: the rest of the curve is above every bound). ``observe`` is the seed-0
+    run's :func:`verify.train.run` hook (constants measured along the trajectory)."""
     if exact:
-        return exact_moments(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch).gradnorm2[None, :T]
+        return exact_moments(get(algorithm)(**algo_params), problem, T=T, batch=batch).gradnorm2[None, :T]
     runs = []
     for s in range(seeds):
-        out = run(get(exp.algorithm)(**algo_params), problem, T=T, batch=batch, seed=s, progress=False)
+        out = run(get(algorithm)(**algo_params), problem, T=T, batch=batch, seed=s, progress=False,
+                  observe=observe if s == 0 else None)  # fmt: skip
         series = out.series("gradnorm2")
-        if len(series) < T:  # diverged: the rest of the curve is above every bound
+        if len(series) < T:
             series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
         runs.append(series[:T])
     return np.asarray(runs)
@@ -339,7 +342,7 @@ def _leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, A
          step: float, *, T: int, seeds: int, batch: int, exact: bool) -> Leg:  # fmt: skip
     ev = st.evaluate(r, {**params, step_name: step, "T": float(T)})
     algo_params = algorithm_params(exp, ev.params, step)
-    g = _measure(exp, problem, algo_params, T, seeds=seeds, batch=batch, exact=exact)
+    g = gradnorm2_runs(exp.algorithm, problem, algo_params, T, seeds=seeds, batch=batch, exact=exact)
     return leg_from_series(r, exp, mode, step, g, params, T=T)
 
 
@@ -372,8 +375,8 @@ def _choice_leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict
     for t in grid:
         ev = st.evaluate(r, {**params, "T": float(t)})
         step = float(np.asarray(ev.params[r.step]))
-        g = _measure(exp, problem, algorithm_params(exp, ev.params, step), int(t), seeds=seeds, batch=batch,
-                     exact=exact)  # fmt: skip
+        g = gradnorm2_runs(exp.algorithm, problem, algorithm_params(exp, ev.params, step), int(t), seeds=seeds,
+                           batch=batch, exact=exact)  # fmt: skip
         lhs, se = lhs_series(exp.lhs, g, step)
         lhs_pts.append(lhs[-1])
         se_pts.append(np.nan if se is None else se[-1])
