@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .assumptions import Pick
 from .errors import ParameterError
 from .evaluate import Evaluation, evaluate
 from .registry import get
@@ -117,78 +118,9 @@ class Estimate:
         return s
 
 
-def with_variant(key: str, variant: str) -> str:
-    """``sigma_c2`` + ``max`` -> ``sigma_c2[max]``; ``sigma2[aux]`` + ``max`` -> ``sigma2[aux,max]``."""
-    return f"{key[:-1]},{variant}]" if key.endswith("]") else f"{key}[{variant}]"
-
-
 # The canonical names a measurement fills (the typed fields of Constants).
 CANONICAL = ("L", "F", "sigma2", "sigma_c2", "sigma_s2", "eps2", "B2", "G2", "G_c2", "G_s2", "kappa",
              "gradnorm2_f", "d", "d_c", "d_s")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Pick:
-    """How one assumption's constant is read from a measurement: the keys to try in order (the first present
-    wins; several keys joined by ``|`` take their maximum) and why."""
-
-    name: str
-    keys: tuple[str, ...]
-    why: str
-
-
-# assumption key -> picks. Variants are documented in verify.constants.measure.
-PICKS: dict[str, tuple[Pick, ...]] = {
-    "smoothness": (Pick("L", ("L",), "top Hessian eigenvalue of f"),),
-    "smoothness_per_client": (
-        Pick("L", ("L[clients]", "L"), "max over clients of the top eigenvalue of f_m (else that of f)"),
-    ),
-    "smoothness_upper_quadratic_per_client": (
-        Pick("L", ("L[clients]", "L"), "max over clients of the top eigenvalue of F_k (else that of f)"),
-    ),
-    "lipschitz_stochastic_gradients_implicit": (Pick("L", ("L",), "top Hessian eigenvalue of f (a lower bound)"),),
-    "sfl_aux_smoothness": (
-        Pick("L", ("L[client]|L[server]", "L"), "max of the client- and server-block top eigenvalues"),
-    ),
-    "bounded_variance_per_part_as": (
-        Pick("sigma_c2", ("sigma_c2[max]",), "stated for every sample: the max over samples"),
-        Pick("sigma_s2", ("sigma_s2[max]",), "stated for every sample: the max over samples"),
-    ),
-    "bounded_variance_per_part": (
-        Pick("sigma_c2", ("sigma_c2",), "in expectation: the mean over samples"),
-        Pick("sigma_s2", ("sigma_s2",), "in expectation: the mean over samples"),
-    ),
-    "bounded_variance": (Pick("sigma2", ("sigma2",), "in expectation: the mean over samples"),),
-    "unbiased_bounded_variance_per_client": (
-        Pick("sigma2", ("sigma2",), "one-sample gradient, mean over samples, max over clients"),
-    ),
-    "bounded_variance_per_client": (
-        Pick("sigma2", ("sigma2[batch]", "sigma2"), "a mini-batch gradient's variance (measure with batch=)"),
-    ),
-    "sfl_aux_local_global_variance": (
-        Pick("sigma2", ("sigma_c2|sigma_s2", "sigma2"), "sigma_L^2: per part, in expectation; max of the parts"),
-        Pick("eps2", ("eps2[mean,client]|eps2[mean,server]", "eps2[mean]"), "sigma_G^2: in expectation over clients"),
-    ),
-    "bounded_heterogeneity": (Pick("eps2", ("eps2",), "for every client: the max over clients"),),
-    "bounded_gradient_dissimilarity_avg": (
-        Pick("eps2", ("eps2",), "the proof uses it for every client: the max over clients"),
-    ),
-    "bounded_dissimilarity": (
-        Pick("B2", ("B2",), "fitted over the measured points"),
-        Pick("G2", ("G2",), "fitted over the measured points"),
-    ),
-    "bounded_gradients_per_part": (
-        Pick("G_c2", ("G_c2",), "max over samples of the squared per-sample gradient norm"),
-        Pick("G_s2", ("G_s2",), "max over samples of the squared per-sample gradient norm"),
-    ),
-    "bounded_gradient": (Pick("G2", ("G2[gradient]",), "mean over samples of the squared gradient norm"),),
-    "zo_estimator_variance": (
-        Pick(
-            "sigma_c2", ("zo_mse[client]", "zo_mse[all]"), "mean squared error of the ZO estimator (measure with lam=)"
-        ),
-    ),
-    "effective_rank": (Pick("kappa", ("kappa[client]", "kappa"), "tr(H)/||H||_2 of the client part"),),
-}
 
 
 @dataclass(frozen=True)
@@ -224,7 +156,7 @@ def needed_keys(result: Result | str) -> list[str]:
     used = set(r.parameters())
     out: dict[str, None] = {}
     for a in r.assumptions:
-        for pick in PICKS.get(a.key, ()):
+        for pick in a.picks:
             if pick.name in used:
                 out.update(dict.fromkeys(pick.keys[0].split("|")))
     out.update(dict.fromkeys(n for n in PLAIN if n in used))
@@ -323,7 +255,7 @@ class Constants:
         used = set(r.parameters())
         out: dict[str, Choice] = {}  # a later assumption's pick may fill a name an earlier one found unmeasured
         for a in r.assumptions:
-            for pick in PICKS.get(a.key, ()):
+            for pick in a.picks:
                 if pick.name not in used or (pick.name in out and out[pick.name].key is not None):
                     continue
                 hit = self._lookup(pick.keys)

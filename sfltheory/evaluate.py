@@ -17,6 +17,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from . import defaults
 from . import vocabulary as vocab
 from .errors import MissingParametersError, NoBoundError, NumericRangeError, ParameterError
 from .registry import editions, get
@@ -25,12 +26,6 @@ from .result import Hypothesis, Result
 Value = float | np.ndarray
 ArrayLike = float | int | Sequence[float] | np.ndarray
 
-# Relations between dimensions that hold for every result; tried after a result's own defaults.
-_GENERIC_DEFAULTS: tuple[tuple[str, sp.Expr], ...] = (
-    ("d_s", vocab.symbol("d") - vocab.symbol("d_c")),
-    ("d_c", vocab.symbol("d") - vocab.symbol("d_s")),
-    ("d", vocab.symbol("d_c") + vocab.symbol("d_s")),
-)
 # (smaller, larger): a given smaller > larger is bad input.
 _ORDER_RULES: tuple[tuple[str, str, str], ...] = (
     ("d_c", "d", "the client side cannot hold more parameters than the model"),
@@ -266,14 +261,12 @@ def resolve(
             raise ParameterError("d", "must equal d_c + d_s")
 
     derived: dict[str, str] = {}
-    for name, expr in (*r.defaults, *_GENERIC_DEFAULTS):
-        if name in values or not all(s.name in values for s in expr.free_symbols):
-            continue
-        (v,) = _call([expr], values)
-        formula = f"{expr}"
-        _check_domain(name, np.asarray(v), derived_from=formula)
-        values[name] = v
-        derived[name] = formula
+    for rule in defaults.firing_order(r.defaults, values):
+        (v,) = _call([rule.expr], values)
+        formula = f"{rule.expr}"
+        _check_domain(rule.name, np.asarray(v), derived_from=formula)
+        values[rule.name] = v
+        derived[rule.name] = formula
 
     need = r.parameters() if required is None else list(required)
     missing = [(name, missing_hint(r.id, name)) for name in need if name not in values]
@@ -289,7 +282,7 @@ def _check_fixed(r: Result, values: Mapping[str, Value], given_as: Mapping[str, 
     one (issue 12: sl_noniid/thm3 and sec4.3.speedup@explicit at eta_g != 1, mu_splitfed/thm4.3@appendix at
     P != 1 used to report that the bound applies)."""
     # the common case -- no constant default given -- costs one pass over the defaults, no SymPy traversal
-    given = [(name, expr) for name, expr in r.defaults if expr.is_Number and name in values]
+    given = [(d.name, d.expr) for d in r.defaults if d.fixed and d.name in values]
     if not given or not r.explicit:
         return
     in_bound = {s.name for t in r.terms for s in t.expr.free_symbols}
@@ -327,9 +320,9 @@ def missing_hint(result_id: str, name: str) -> str:
 
 def _used_by_defaults(r: Result, need: Sequence[str]) -> set[str]:
     used: set[str] = set()
-    for name, expr in (*r.defaults, *_GENERIC_DEFAULTS):
-        if name in need:
-            used |= {s.name for s in expr.free_symbols}
+    for d in (*r.defaults, *defaults.GENERIC):
+        if d.name in need:
+            used |= d.reads
     return used
 
 
@@ -559,7 +552,7 @@ def _num(v: Value | None) -> str:
 def _step_subs(r: Result, step: str) -> dict[sp.Symbol, sp.Expr]:
     """The result's defaults that are defined from the step (e.g. ``eta_c = tau * eta``)."""
     s = vocab.symbol(step)
-    return {vocab.symbol(n): e for n, e in r.defaults if s in e.free_symbols}
+    return {vocab.symbol(d.name): d.expr for d in r.defaults if s in d.expr.free_symbols}
 
 
 @cache

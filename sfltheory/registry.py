@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from .errors import UnknownResultError
 from .result import Result
+from .vocabulary import Param
 
 # paper key -> (seed file, title)
 PAPERS: dict[str, tuple[str, str]] = {
@@ -54,6 +55,15 @@ def catalogue() -> Mapping[str, Result]:
                 raise RuntimeError(f"duplicate result id {r.id}")
             out[r.id] = r
     return MappingProxyType(out)
+
+
+@cache
+def declared_params() -> tuple[Param, ...]:
+    """The parameters the papers declare beyond the built-in vocabulary (each paper's ``PARAMS``)."""
+    out: list[Param] = []
+    for key in PAPERS:
+        out.extend(getattr(importlib.import_module(f"sfltheory.papers.{key}"), "PARAMS", ()))
+    return tuple(out)
 
 
 def get(result_id: str) -> Result:

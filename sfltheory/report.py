@@ -151,7 +151,7 @@ def show_dict(r: Result) -> dict[str, Any]:
         ],
         "assumptions": [{"key": a.key, "name": a.name, "statement": a.statement} for a in r.assumptions],
         "step": r.step,
-        "defaults": {n: str(e) for n, e in r.defaults},
+        "defaults": {d.name: str(d.expr) for d in r.defaults},
         "vocabulary": [
             {
                 "name": n,

@@ -17,6 +17,7 @@ from typing import Literal
 import sympy as sp
 
 from .assumptions import Assumption
+from .defaults import Default
 
 Relation = Literal["<=", "<", "==", ">=", ">"]
 HypothesisKind = Literal["step_size", "smoothing", "coupling", "domain", "validity", "choice"]
@@ -26,15 +27,27 @@ Source = Literal["statement", "proof", "implicit"]
 Kind = Literal["theorem", "corollary", "proposition", "lemma", "model"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Provenance:
-    seed: str  # file name in shared/seeds
+    """Where a result is printed: the seed file, the label and equation, the section, and the paper's full
+    reference (authors, title, venue and year as far as the paper states them)."""
+
+    seed: str  # file name in shared/seeds (or the user's file for a user-declared result)
     label: str  # e.g. "Theorem 4.1"
     equation: str | None = None  # e.g. "(8)"
     section: str = ""  # e.g. "Sec. 4.1"
+    reference: str = ""  # the full citation; ``sfltheory show`` prints it
+
+    @property
+    def citation(self) -> str:
+        """``reference, label equation (section)``: enough to find the statement."""
+        where = " ".join(x for x in (self.label, self.equation or "") if x)
+        sec = f" ({self.section})" if self.section else ""
+        head = f"{self.reference}, " if self.reference else ""
+        return f"{head}{where}{sec}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Term:
     name: str
     expr: sp.Expr
@@ -44,7 +57,7 @@ class Term:
         object.__setattr__(self, "expr", sp.sympify(self.expr))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Hypothesis:
     """``lhs REL rhs``. For a step-size branch ``lhs`` is the step size and ``rhs`` its bound."""
 
@@ -66,7 +79,7 @@ class Hypothesis:
         object.__setattr__(self, "rhs", sp.sympify(self.rhs))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Discrepancy:
     """A place where the paper does not hold together; recorded, never fixed silently."""
 
@@ -76,7 +89,20 @@ class Discrepancy:
     note: str = ""
 
 
-@dataclass(frozen=True, eq=False)  # identity hash: compiled functions are cached per object
+@dataclass(frozen=True)
+class PaperChoice:
+    """A closed-form choice of the split a paper prints (MU-SplitFed's :math:`d_c=\\sqrt{d/\\tau}`): declared with
+    the paper's results (``Result.choices``), shown by the planner next to the bound-optimal choice."""
+
+    name: str
+    where: str  # seed, result and equation
+    tau_of_split: sp.Expr  # tau as a function of d and d_c
+    dc_of_tau: sp.Expr  # the same rule written as the client size for a given tau
+    printed: str
+    note: str = ""
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)  # identity hash: compiled functions are cached per object
 class Result:
     paper: str
     label: str  # e.g. "thm4.1"
@@ -91,12 +117,18 @@ class Result:
     statement: str = ""  # LaTeX of the bound as printed
     rate: str | None = None  # big-O rate as printed (LaTeX), None if the paper states none
     step: str | None = None  # the step size the hypotheses constrain (for check-lr / max_step)
-    defaults: tuple[tuple[str, sp.Expr], ...] = ()  # (name, expr) filled in order when not given
+    defaults: tuple[Default, ...] = ()  # named derivation rules, resolved as sfltheory.defaults documents
     explicit: bool = True  # False: stated only up to constants; ``bound`` refuses and names ``see``
     see: str | None = None  # the explicit edition to use instead
     discrepancies: tuple[Discrepancy, ...] = ()
     notes: tuple[str, ...] = ()
     notation: dict[str, str] = field(default_factory=dict)  # canonical -> printed, beyond the paper's
+    choices: tuple[PaperChoice, ...] = ()  # the paper's closed-form split choices that apply (planner headlines [0])
+
+    def __post_init__(self) -> None:
+        for d in self.defaults:
+            if not isinstance(d, Default):
+                raise TypeError(f"{self.id}: defaults must be Default(name=, expr=, rule=) records (got {d!r})")
 
     @property
     def id(self) -> str:
@@ -129,4 +161,7 @@ def step_branch(
     note: str = "",
 ) -> Hypothesis:
     """One branch of a step-size condition, ``lhs <= rhs`` (``lhs`` the step size, ``rhs`` its bound)."""
-    return Hypothesis(name, lhs, "<=", rhs, "step_size", printed, source, where, group, note)
+    return Hypothesis(
+        name=name, lhs=lhs, rel="<=", rhs=rhs, kind="step_size", printed=printed, source=source, where=where,
+        group=group, note=note,
+    )  # fmt: skip

@@ -195,31 +195,52 @@ def symbols(names: str) -> tuple[sp.Symbol, ...]:
     return tuple(symbol(n) for n in names.split())
 
 
-def register(*params: Param) -> None:
-    """Add paper-specific parameters (called by paper modules at import)."""
-    _register(*params)
+_ALL: dict[str, Param] | None = None  # the built-in names plus every paper's PARAMS, built on first use
+
+
+def _everything() -> dict[str, Param]:
+    """The built-in names plus those the registry's papers (and loaded user results) declare in ``PARAMS``.
+    Nothing registers itself at import: the registry is asked once, then after :func:`refresh`."""
+    global _ALL
+    if _ALL is None:
+        from .registry import declared_params  # lazy: the registry imports the papers, which import this module
+
+        merged = dict(_PARAMS)
+        for p in declared_params():
+            if p.name in merged and merged[p.name] != p:
+                raise ValueError(f"vocabulary: '{p.name}' declared twice with different meanings")
+            merged[p.name] = p
+        _ALL = merged
+    return _ALL
+
+
+def refresh() -> None:
+    """Forget the merged vocabulary (the registry calls it after loading a user's results)."""
+    global _ALL
+    _ALL = None
 
 
 def get(name: str) -> Param:
     try:
-        return _PARAMS[name]
+        return _everything()[name]
     except KeyError:
         raise KeyError(name) from None
 
 
 def is_known(name: str) -> bool:
-    return name in _PARAMS
+    return name in _everything()
 
 
 def all_params() -> list[Param]:
-    return list(_PARAMS.values())
+    return list(_everything().values())
 
 
 def aliases_for(paper: str) -> dict[str, str]:
     """Unambiguous ASCII aliases of a paper: alias -> canonical. Aliases that spell a canonical name
     (e.g. ``K``, clients in cut_layer but local steps canonically) are not accepted."""
-    return {a: c for a, c in _ASCII_ALIASES.get(paper, {}).items() if a not in _PARAMS}
+    known = _everything()
+    return {a: c for a, c in _ASCII_ALIASES.get(paper, {}).items() if a not in known}
 
 
 def latex_names() -> dict[sp.Symbol, str]:
-    return {symbol(p.name): p.latex for p in _PARAMS.values()}
+    return {symbol(p.name): p.latex for p in _everything().values()}

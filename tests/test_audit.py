@@ -12,13 +12,14 @@ import sympy as sp
 
 from sfltheory.audit import audit
 from sfltheory.audit.units import dimension, parse_dimension
+from sfltheory.defaults import Default
 from sfltheory.evaluate import evaluate
 from sfltheory.result import Hypothesis, Provenance, Result, Term, step_branch
 from sfltheory.vocabulary import symbols
 
 L, F, T, eta, sigma2, eta_g = symbols("L F T eta sigma2 eta_g")
 LHS = "E||grad f(x)||^2, averaged over rounds"
-PROV = Provenance("planted.txt", "Theorem P", "(1)", "Sec. 1")
+PROV = Provenance(seed="planted.txt", label="Theorem P", equation="(1)", section="Sec. 1")
 ETA = 1 / (L * sp.sqrt(T))
 ONE = sp.Integer(1)
 CORRECT = (2 * L * F + sigma2) / sp.sqrt(T)
@@ -26,13 +27,16 @@ CORRECT = (2 * L * F + sigma2) / sp.sqrt(T)
 
 def theorem(*, variance: sp.Expr = eta * L * sigma2, branch: sp.Expr = 1 / L, denom: sp.Expr = ONE) -> Result:
     return Result(
-        "planted",
-        "thm",
-        "theorem",
-        "planted theorem",
-        PROV,
-        LHS,
-        terms=(Term("init", 2 * F / (eta * T * denom), "2F/(eta T)"), Term("variance", variance, "eta L sigma^2")),
+        paper="planted",
+        label="thm",
+        kind="theorem",
+        title="planted theorem",
+        provenance=PROV,
+        lhs=LHS,
+        terms=(
+            Term(name="init", expr=2 * F / (eta * T * denom), meaning="2F/(eta T)"),
+            Term(name="variance", expr=variance, meaning="eta L sigma^2"),
+        ),
         hypotheses=(step_branch("eta<=1/L", eta, branch, r"\eta\le 1/L", where="Theorem P"),),
         statement=r"\frac{2\mathcal F}{\eta T}+\eta L\sigma^2",
         step="eta",
@@ -48,22 +52,30 @@ def corollary(
     hypotheses: tuple[Hypothesis, ...] = (),
 ) -> Result:
     return Result(
-        "planted",
-        "cor",
-        "corollary",
-        "planted corollary",
-        Provenance("planted.txt", "Corollary P", "(2)", "Sec. 1"),
-        LHS,
-        terms=(Term("rate", bound, "the corollary's bound"),),
+        paper="planted",
+        label="cor",
+        kind="corollary",
+        title="planted corollary",
+        provenance=Provenance(seed="planted.txt", label="Corollary P", equation="(2)", section="Sec. 1"),
+        lhs=LHS,
+        terms=(Term(name="rate", expr=bound, meaning="the corollary's bound"),),
         hypotheses=(
             step_branch("eta<=1/L", eta, 1 / L, r"\eta\le 1/L", where="Corollary P"),
-            Hypothesis("eta = 1/(L sqrt T)", eta, "==", ETA, "choice", r"\eta=\frac{1}{L\sqrt T}", where="Corollary P"),
+            Hypothesis(
+                name="eta = 1/(L sqrt T)",
+                lhs=eta,
+                rel="==",
+                rhs=ETA,
+                kind="choice",
+                printed=r"\eta=\frac{1}{L\sqrt T}",
+                where="Corollary P",
+            ),
             *hypotheses,
         ),
         statement=statement,
         rate=rate,
         step="eta",
-        defaults=(("eta", ETA), *extra_default),
+        defaults=(Default(name="eta", expr=ETA, rule="TODO(rule)"), *extra_default),
     )
 
 
@@ -131,7 +143,7 @@ def test_silently_ignored_parameter_is_caught_and_refusal_passes() -> None:
     assert f.severity == "unstated condition"  # neither the parent nor an edition contains eta_g
     refused = corollary(
         extra_default=(("eta_g", sp.sqrt(T)),),
-        hypotheses=(Hypothesis("eta_g = sqrt(T)", eta_g, "==", sp.sqrt(T), "choice", r"\eta_g=\sqrt T",
+        hypotheses=(Hypothesis(name="eta_g = sqrt(T)", lhs=eta_g, rel="==", rhs=sp.sqrt(T), kind="choice", printed=r"\eta_g=\sqrt T",
                                where="Corollary P"),),
     )  # fmt: skip
     assert run(theorem(), refused, ["substitutions"]) == []

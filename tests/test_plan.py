@@ -285,8 +285,8 @@ def test_rounds_refuses_a_bound_that_grows_with_T() -> None:
 
     F, T, L, eta = symbols("F T L eta")
     grows = Result(
-        "mu_splitfed", "synthetic", "theorem", "grows", Provenance("synthetic", "S"), "x",
-        (Term("init", F / T, "F/T"), Term("drift", eta * L * T, "eta L T")),
+        paper="mu_splitfed", label="synthetic", kind="theorem", title="grows", provenance=Provenance(seed="synthetic", label="S"), lhs="x",
+        terms=(Term(name="init", expr=F / T, meaning="F/T"), Term(name="drift", expr=eta * L * T, meaning="eta L T")),
     )  # fmt: skip
     with pytest.raises(st.ParameterError, match="does not decrease in T"):
         rounds_to(grows, 1.0, {"F": 1.0, "L": 1.0, "eta": 1e-3})

@@ -86,7 +86,7 @@ def typical(name: str) -> float:
 def base(rid: str) -> dict[str, float]:
     """Ordinary values for what a result needs (its defaults derive the rest)."""
     r = st.get(rid)
-    derived = {n for n, _ in r.defaults}
+    derived = {d.name for d in r.defaults}
     out = {n: typical(n) for n in r.parameters() if n not in derived}
     if r.step is not None:
         out[r.step] = 1e-3

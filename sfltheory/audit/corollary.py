@@ -15,11 +15,12 @@ import numpy as np
 import sympy as sp
 
 from .. import vocabulary as vocab
+from ..defaults import firing_order
 from ..evaluate import Evaluation, evaluate
 from ..result import Result
 from .context import Context, seed_location
 from .findings import Finding, Reevaluation, Severity
-from .sampling import GENERIC_RELATIONS, base_names, derivable, robust
+from .sampling import base_names, derivable, robust
 from .search import refine
 
 INVALID_RATIO = 100.0  # a parent/corollary ratio the search pushes past this is no constant: the bound is invalid
@@ -27,7 +28,7 @@ INVALID_RATIO = 100.0  # a parent/corollary ratio the search pushes past this is
 
 def parent_extra(r: Result, p: Result) -> list[str]:
     """Names the parent needs that the corollary neither uses nor derives and the parent cannot derive."""
-    have = set(r.parameters()) | {n for n, _ in r.defaults}
+    have = set(r.parameters()) | {d.name for d in r.defaults}
     return sorted(set(p.parameters()) - derivable(p, have))
 
 
@@ -46,9 +47,8 @@ def symbolic_difference(r: Result, p: Result) -> sp.Expr | None:
     """parent bound - corollary bound, both with the corollary's defaults substituted (None: too large)."""
     base = base_names(r, set(r.parameters()) | set(p.parameters()))
     subs: dict[str, sp.Expr] = {b: vocab.symbol(b) for b in base}
-    for name, expr in (*r.defaults, *GENERIC_RELATIONS):
-        if name not in subs and all(s.name in subs for s in expr.free_symbols):
-            subs[name] = expr.subs({vocab.symbol(k): v for k, v in subs.items()}, simultaneous=True)
+    for d in firing_order(r.defaults, subs):
+        subs[d.name] = d.expr.subs({vocab.symbol(k): v for k, v in subs.items()}, simultaneous=True)
     table = {vocab.symbol(k): v for k, v in subs.items()}
     diff = p.bound_expr.subs(table, simultaneous=True) - r.bound_expr.subs(table, simultaneous=True)
     if sp.count_ops(diff) > 400:

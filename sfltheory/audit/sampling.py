@@ -15,19 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
+from .. import defaults
 from .. import vocabulary as vocab
 from ..errors import SflTheoryError
 from ..evaluate import Evaluation, evaluate, max_step, resolve
 from ..result import Result
 
-# Relations between dimensions that every result accepts (as ``sfltheory.evaluate`` applies them).
-GENERIC_RELATIONS: tuple[tuple[str, sp.Expr], ...] = (
-    ("d_s", vocab.symbol("d") - vocab.symbol("d_c")),
-    ("d_c", vocab.symbol("d") - vocab.symbol("d_s")),
-    ("d", vocab.symbol("d_c") + vocab.symbol("d_s")),
-)
 # (smaller, larger) pairs a valid point must respect.
 ORDER: tuple[tuple[str, str], ...] = (("d_c", "d"), ("d_s", "d"), ("n", "M"))
 
@@ -42,18 +36,15 @@ LOG_RANGE: dict[str, tuple[float, float]] = {
 
 
 def derivable(r: Result, given: Iterable[str]) -> set[str]:
-    """Names known after ``r``'s defaults (then the generic relations) run once, in order, on ``given``."""
-    have = set(given)
-    for name, expr in (*r.defaults, *GENERIC_RELATIONS):
-        if name not in have and all(s.name in have for s in expr.free_symbols):
-            have.add(name)
-    return have
+    """Names known after ``r``'s defaults (then the generic relations) fire on ``given``, in the one resolution
+    order :mod:`sfltheory.defaults` documents."""
+    return defaults.derivable(r.defaults, given)
 
 
 def base_names(r: Result, needed: Iterable[str]) -> list[str]:
     """The fewest names to draw so that ``r``'s defaults derive the rest of ``needed``."""
     need = sorted(set(needed))
-    targets = {n for n, _ in (*r.defaults, *GENERIC_RELATIONS)}
+    targets = defaults.targets(r.defaults)
     base = [n for n in need if n not in targets]
     while True:
         have = derivable(r, base)

@@ -54,7 +54,7 @@ def check(r: Result, ctx: Context) -> list[Finding]:
         return []
     in_bound = {s.name for s in r.bound_expr.free_symbols}
     # a default that only renames another parameter (eta_s = eta) is no substitution of its own
-    names = list(dict.fromkeys(n for n, e in r.defaults if n not in in_bound and not e.is_Symbol))
+    names = list(dict.fromkeys(d.name for d in r.defaults if d.name not in in_bound and not d.expr.is_Symbol))
     if not names:
         return []
     s = ctx.sample(r)
@@ -84,7 +84,7 @@ def check(r: Result, ctx: Context) -> list[Finding]:
                 Finding(
                     result=r.id,
                     check="substitutions",
-                    printed=f"{name} = {dict(r.defaults)[name]}",
+                    printed=f"{name} = {next(d.expr for d in r.defaults if d.name == name)}",
                     found=(
                         f"given {name} = {v:.6g}, evaluation reports that the bound applies and returns "
                         f"{float(ev.value):.6g}, the value at the default {name} = {resolved[name]:.6g}: the bound "

@@ -14,13 +14,14 @@ import numpy as np
 import sympy as sp
 
 from .. import vocabulary as vocab
+from ..defaults import firing_order
 from ..evaluate import Evaluation
 from ..result import Hypothesis, Result
 from .context import Context, seed_location
 from .corollary import at_parent, parent_extra
 from .findings import Finding, Reevaluation
 from .lineage import condition_key
-from .sampling import GENERIC_RELATIONS, Sample, base_names
+from .sampling import Sample, base_names
 
 SOLVE_FOR = ("T", "d", "M", "tau")
 
@@ -50,9 +51,8 @@ def threshold(r: Result, h: Hypothesis, point: dict[str, float]) -> str:
 def _solved(r: Result, h: Hypothesis) -> tuple[str, sp.Expr, sp.Expr] | None:
     """(name, root, gap): the gap rhs - lhs at ``r``'s defaults and its one root in T, d, M or tau."""
     subs: dict[str, sp.Expr] = {b: vocab.symbol(b) for b in base_names(r, r.parameters())}
-    for name, expr in (*r.defaults, *GENERIC_RELATIONS):
-        if name not in subs and all(s.name in subs for s in expr.free_symbols):
-            subs[name] = expr.subs({vocab.symbol(k): v for k, v in subs.items()}, simultaneous=True)
+    for d in firing_order(r.defaults, subs):
+        subs[d.name] = d.expr.subs({vocab.symbol(k): v for k, v in subs.items()}, simultaneous=True)
     table = {vocab.symbol(k): v for k, v in subs.items()}
     gap = (h.rhs - h.lhs).subs(table, simultaneous=True)
     if sp.count_ops(gap) > 40:

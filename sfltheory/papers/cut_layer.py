@@ -42,14 +42,17 @@ from typing import Any
 
 import sympy as sp
 
-from ..assumptions import BOUNDED_HETEROGENEITY, Assumption
+from .. import variants as var
+from ..assumptions import BOUNDED_HETEROGENEITY, Assumption, Pick
+from ..defaults import Default
 from ..result import Discrepancy, Hypothesis, Provenance, Result, Term, step_branch
-from ..vocabulary import Param, register, symbols
+from ..vocabulary import Param, symbols
 
 SEED = "003_60e24e21677c19f3.txt"
 PAPER = "cut_layer"
 
-register(
+# the paper's own names, added to the vocabulary by the registry (no registration at import)
+PARAMS: tuple[Param, ...] = (
     Param(
         "sum_alpha2",
         r"\sum_k\alpha_k^2",
@@ -71,7 +74,10 @@ ONE = sp.Integer(1)
 R = sp.Rational
 _TAU_DEF = sp.ceiling(E_ep * D_k / batch)  # tau := ceil(E D_k / B_k), printed under Proposition 1
 # sum_alpha2 = 1/M for equal weights; K = ceil(E D_k / B_k) when E, D_k and the batch are given instead.
-DEFAULTS = (("sum_alpha2", ONE / M), ("K", _TAU_DEF))
+DEFAULTS = (
+    Default(name="sum_alpha2", expr=ONE / M, rule="TODO(rule)"),
+    Default(name="K", expr=_TAU_DEF, rule="TODO(rule)"),
+)
 NOTATION = {
     "sum_alpha2": r"\sum_{k=1}^K\alpha_k^2",
     "gradnorm2_f": r"\|\nabla_\theta f(\theta^t)\|^2",
@@ -83,35 +89,50 @@ NOTATION = {
 # ---------------------------------------------------------------------------------------------------
 # Assumptions 1-4 (Sec. 4). Assumption 4 is the shared BOUNDED_HETEROGENEITY; 2 and 3 are variants.
 NONCONVEX = Assumption(
-    "nonconvex_cut_layer",
-    "non-convex local losses (Assumption 1)",
-    r"\text{each } F_k \text{ is non-convex}",
-    (),
+    key="nonconvex_cut_layer",
+    name="non-convex local losses (Assumption 1)",
+    statement=r"\text{each } F_k \text{ is non-convex}",
+    introduces=(),
     note="states that no convexity is assumed; it introduces no constant",
 )
 SMOOTHNESS_UPPER_QUADRATIC = Assumption(
-    "smoothness_upper_quadratic_per_client",
-    "S-smoothness of every local loss, as a quadratic upper bound (Assumption 2)",
-    r"F_k(\theta)\le F_k(\phi)+\langle\nabla F_k(\phi),\theta-\phi\rangle+\frac S2\|\theta-\phi\|^2\ \forall\theta,\phi",
-    ("L",),
+    key="smoothness_upper_quadratic_per_client",
+    name="S-smoothness of every local loss, as a quadratic upper bound (Assumption 2)",
+    statement=r"F_k(\theta)\le F_k(\phi)+\langle\nabla F_k(\phi),\theta-\phi\rangle+\frac S2\|\theta-\phi\|^2\ \forall\theta,\phi",
+    introduces=("L",),
     note="eq. (2) is one-sided; the proofs use the Lipschitz-gradient form ||grad F_k(x) - grad F_k(y)|| <= S||x - y||, "
     "which (2) alone does not imply for non-convex F_k (see the discrepancies)",
+    picks=(
+        Pick(
+            name="L",
+            keys=(var.key("L", var.CLIENTS), "L"),
+            why="max over clients of the top eigenvalue of F_k (else that of f)",
+        ),
+    ),
 )
 BOUNDED_VARIANCE_PER_CLIENT = Assumption(
-    "bounded_variance_per_client",
-    "unbiased stochastic gradients with per-client variance sigma_k^2 (Assumption 3)",
-    r"\mathbb E_{B_k}[g_k(\theta,B_k)]=\nabla F_k(\theta),\ \mathbb E_{B_k}\|g_k(\theta,B_k)-\nabla F_k(\theta)\|^2\le\sigma_k^2",
-    ("sigma2",),
+    key="bounded_variance_per_client",
+    name="unbiased stochastic gradients with per-client variance sigma_k^2 (Assumption 3)",
+    statement=r"\mathbb E_{B_k}[g_k(\theta,B_k)]=\nabla F_k(\theta),\ \mathbb E_{B_k}\|g_k(\theta,B_k)-\nabla F_k(\theta)\|^2\le\sigma_k^2",
+    introduces=("sigma2",),
     note="sigma_k^2 is the variance of a mini-batch gradient (batch B_k), per client; in Proposition 1 sigma2 is "
     "sum_k alpha_k^2 sigma_k^2 / sum_k alpha_k^2",
+    picks=(
+        Pick(
+            name="sigma2",
+            keys=(var.key("sigma2", var.BATCH), "sigma2"),
+            why="a mini-batch gradient's variance (measure with batch=)",
+        ),
+    ),
 )
 LIPSCHITZ_STOCHASTIC_GRADIENTS = Assumption(
-    "lipschitz_stochastic_gradients_implicit",
-    "S-Lipschitz stochastic gradients across mini-batches (used by Lemma 2's proof, never assumed)",
-    r"\|g_k^{t,i}-g_k^{t,i-1}\|\le S\|\theta_k^{t,i}-\theta_k^{t,i-1}\|",
-    ("L",),
+    key="lipschitz_stochastic_gradients_implicit",
+    name="S-Lipschitz stochastic gradients across mini-batches (used by Lemma 2's proof, never assumed)",
+    statement=r"\|g_k^{t,i}-g_k^{t,i-1}\|\le S\|\theta_k^{t,i}-\theta_k^{t,i-1}\|",
+    introduces=("L",),
     note="implicit: (12) bounds the difference of two stochastic gradients on different mini-batches by S times the "
     "parameter difference; Assumptions 2-3 do not give this (the two noises do not cancel)",
+    picks=(Pick(name="L", keys=("L",), why="top Hessian eigenvalue of f (a lower bound)"),),
 )
 ASSUMPTIONS = (NONCONVEX, SMOOTHNESS_UPPER_QUADRATIC, BOUNDED_VARIANCE_PER_CLIENT, BOUNDED_HETEROGENEITY)
 
@@ -188,91 +209,91 @@ _PROP1_PROOF_CONDITIONS = (
 )
 
 _ALPHA_DOMAIN = Hypothesis(
-    "sum_alpha2 >= 1/M (paper: sum alpha_k^2 >= 1/K)",
-    M * alpha2,
-    ">=",
-    ONE,
-    "domain",
-    r"\sum_{k=1}^K\alpha_k^2\ge\frac1K",
-    "implicit",
-    "Sec. 3 after (1) and Algorithm 1, line 34: alpha_k = D_k / sum_k' D_k', so sum_k alpha_k = 1",
+    name="sum_alpha2 >= 1/M (paper: sum alpha_k^2 >= 1/K)",
+    lhs=M * alpha2,
+    rel=">=",
+    rhs=ONE,
+    kind="domain",
+    printed=r"\sum_{k=1}^K\alpha_k^2\ge\frac1K",
+    source="implicit",
+    where="Sec. 3 after (1) and Algorithm 1, line 34: alpha_k = D_k / sum_k' D_k', so sum_k alpha_k = 1",
     note="weights that sum to 1 have sum alpha_k^2 >= 1/K (Cauchy-Schwarz); a smaller value describes no weighting",
 )
 
 _PROP1_DISC = (
     Discrepancy(
-        "Proposition 1, eq. (6), first term",
-        r"\frac{4}{T\tau}\left(f(\theta(0))-f(\theta^*))\right)",
-        r"\frac{4}{T\tau}\left(f(\theta(0))-f(\theta^*)\right)",
-        "unbalanced parenthesis (typo); the discussion below repeats it as (f(theta(0)))-f(theta^*)).",
+        where="Proposition 1, eq. (6), first term",
+        printed=r"\frac{4}{T\tau}\left(f(\theta(0))-f(\theta^*))\right)",
+        expected=r"\frac{4}{T\tau}\left(f(\theta(0))-f(\theta^*)\right)",
+        note="unbalanced parenthesis (typo); the discussion below repeats it as (f(theta(0)))-f(theta^*)).",
     ),
     Discrepancy(
-        "Proposition 1, definition of tau",
-        r"\tau\triangleq\lceil ED_k/B_k\rceil",
-        r"\text{one }\tau\text{ for all clients: }\lceil ED_k/B_k\rceil\text{ equal across }k",
-        "tau depends on k through D_k and B_k, but the bound and the proof use a single tau for every client; "
+        where="Proposition 1, definition of tau",
+        printed=r"\tau\triangleq\lceil ED_k/B_k\rceil",
+        expected=r"\text{one }\tau\text{ for all clients: }\lceil ED_k/B_k\rceil\text{ equal across }k",
+        note="tau depends on k through D_k and B_k, but the bound and the proof use a single tau for every client; "
         "implicitly all clients make the same number of updates per round. Encoded as cut_layer/tau_def.",
     ),
     Discrepancy(
-        "Algorithm 1 (App. A.2) and Sec. 3 vs the analysed algorithm",
-        r"\text{one mini-batch, one server update, then }E\text{ client updates reusing }\nabla a_k(t)",
-        r"\tau=\lceil ED_k/B_k\rceil\text{ local SGD steps on both sides per round (FedAvg)}",
-        "the algorithm as printed takes one server-side step and E client-side steps with the same cut-layer gradient per "
+        where="Algorithm 1 (App. A.2) and Sec. 3 vs the analysed algorithm",
+        printed=r"\text{one mini-batch, one server update, then }E\text{ client updates reusing }\nabla a_k(t)",
+        expected=r"\tau=\lceil ED_k/B_k\rceil\text{ local SGD steps on both sides per round (FedAvg)}",
+        note="the algorithm as printed takes one server-side step and E client-side steps with the same cut-layer gradient per "
         "round; the proof (App. B) analyses tau local SGD iterations of the whole model per round.",
     ),
     Discrepancy(
-        "Assumption 2, eq. (2), vs its use in Lemma 1, (18) and (21)",
-        r"F_k(\theta)\le F_k(\phi)+\langle\nabla F_k(\phi),\theta-\phi\rangle+\frac S2\|\theta-\phi\|^2",
-        r"\|\nabla F_k(\theta)-\nabla F_k(\phi)\|\le S\|\theta-\phi\|",
-        "the one-sided quadratic bound does not imply a Lipschitz gradient for non-convex F_k; the proofs use the latter.",
+        where="Assumption 2, eq. (2), vs its use in Lemma 1, (18) and (21)",
+        printed=r"F_k(\theta)\le F_k(\phi)+\langle\nabla F_k(\phi),\theta-\phi\rangle+\frac S2\|\theta-\phi\|^2",
+        expected=r"\|\nabla F_k(\theta)-\nabla F_k(\phi)\|\le S\|\theta-\phi\|",
+        note="the one-sided quadratic bound does not imply a Lipschitz gradient for non-convex F_k; the proofs use the latter.",
     ),
     Discrepancy(
-        "Assumption 3, eqs. (3)-(4)",
-        r"\mathbb E_{B_k\sim\mathcal D_n}",
-        r"\mathbb E_{B_k\sim\mathcal D_k}",
-        "index typo (n for k).",
+        where="Assumption 3, eqs. (3)-(4)",
+        printed=r"\mathbb E_{B_k\sim\mathcal D_n}",
+        expected=r"\mathbb E_{B_k\sim\mathcal D_k}",
+        note="index typo (n for k).",
     ),
     Discrepancy(
-        "App. B.2, (18)-(19), and App. B.3, (24): block-wise smoothness",
-        r"\|\nabla_{\theta_s}F_k(\{\theta_{c,k}^{t,i},\theta_{s,k}^{t,i}\})-\nabla_{\theta_s}F_k(\theta^t)\|^2\le S^2\|\theta_{s,k}^{t,i}-\theta_s^t\|^2"
+        where="App. B.2, (18)-(19), and App. B.3, (24): block-wise smoothness",
+        printed=r"\|\nabla_{\theta_s}F_k(\{\theta_{c,k}^{t,i},\theta_{s,k}^{t,i}\})-\nabla_{\theta_s}F_k(\theta^t)\|^2\le S^2\|\theta_{s,k}^{t,i}-\theta_s^t\|^2"
         r";\ (19)\text{ with }\|\nabla_{\theta_s}f(\theta_s^t)\|^2",
-        r"S^2\|\theta_k^{t,i}-\theta^t\|^2\ \text{(both blocks)};\ \text{Lemma 1 gives }\|\nabla_\theta f(\theta^t)\|^2",
-        "the server-side gradient depends on the client block too, and Lemma 1 bounds the whole model's drift by the full "
+        expected=r"S^2\|\theta_k^{t,i}-\theta^t\|^2\ \text{(both blocks)};\ \text{Lemma 1 gives }\|\nabla_\theta f(\theta^t)\|^2",
+        note="the server-side gradient depends on the client block too, and Lemma 1 bounds the whole model's drift by the full "
         "gradient norm; applied block by block the proof later sums ||grad_c f||^2 + ||grad_s f||^2 = ||grad f||^2, "
         "which the lemma as stated does not license.",
     ),
     Discrepancy(
-        "App. B.2, (20)",
-        r"\tilde\tau,\ N,\ a_n,\ \sigma_n",
-        r"\tau,\ K,\ \alpha_k,\ \sigma_k",
-        "(20) switches to the notation of Han et al. (2024b); the next display returns to tau, K, alpha_k.",
+        where="App. B.2, (20)",
+        printed=r"\tilde\tau,\ N,\ a_n,\ \sigma_n",
+        expected=r"\tau,\ K,\ \alpha_k,\ \sigma_k",
+        note="(20) switches to the notation of Han et al. (2024b); the next display returns to tau, K, alpha_k.",
     ),
     Discrepancy(
-        "App. B.2, (21), fourth inequality",
-        r"\mathbb E\|g_{s,k}^{t,i}-g_{s,k}^t+g_{s,k}^t\|^2\le\mathbb E\|g_{s,k}^{t,i}-g_{s,k}^t\|^2+\mathbb E\|g_{s,k}^t\|^2",
-        r"\le2\mathbb E\|g_{s,k}^{t,i}-g_{s,k}^t\|^2+2\mathbb E\|g_{s,k}^t\|^2",
-        "the cross term is not zero; with the factor 2 the step-size condition of (26) becomes the implicit hypothesis "
+        where="App. B.2, (21), fourth inequality",
+        printed=r"\mathbb E\|g_{s,k}^{t,i}-g_{s,k}^t+g_{s,k}^t\|^2\le\mathbb E\|g_{s,k}^{t,i}-g_{s,k}^t\|^2+\mathbb E\|g_{s,k}^t\|^2",
+        expected=r"\le2\mathbb E\|g_{s,k}^{t,i}-g_{s,k}^t\|^2+2\mathbb E\|g_{s,k}^t\|^2",
+        note="the cross term is not zero; with the factor 2 the step-size condition of (26) becomes the implicit hypothesis "
         "'(21) with ||a+b||^2<=...', stricter than the printed 1/(8 S K tau sum alpha_k^2) (same in (25)).",
     ),
     Discrepancy(
-        "App. B.2-B.4, signs of relations",
-        r"\mathbb E\langle\nabla_{\theta_s}f,\theta_s^{t+1}-\theta_s^t\rangle\le\dots;\ \langle f(\theta_s^t),\eta^t\tau\nabla_{\theta_s}f\rangle;\ \frac S2\mathbb E\|\theta_s^{t+1}-\theta_s^t\|^2=\frac{SK(\eta^t)^2}{2}\sum_k\dots",
-        r"=\dots;\ \langle\nabla_{\theta_s}f(\theta^t),\dots\rangle;\ \le\frac{SK(\eta^t)^2}{2}\sum_k\dots",
-        "typos: identities printed as '<=', a missing gradient, and Cauchy-Schwarz over clients printed as '='.",
+        where="App. B.2-B.4, signs of relations",
+        printed=r"\mathbb E\langle\nabla_{\theta_s}f,\theta_s^{t+1}-\theta_s^t\rangle\le\dots;\ \langle f(\theta_s^t),\eta^t\tau\nabla_{\theta_s}f\rangle;\ \frac S2\mathbb E\|\theta_s^{t+1}-\theta_s^t\|^2=\frac{SK(\eta^t)^2}{2}\sum_k\dots",
+        expected=r"=\dots;\ \langle\nabla_{\theta_s}f(\theta^t),\dots\rangle;\ \le\frac{SK(\eta^t)^2}{2}\sum_k\dots",
+        note="typos: identities printed as '<=', a missing gradient, and Cauchy-Schwarz over clients printed as '='.",
     ),
     Discrepancy(
-        "App. B.4, (26): superposition of server and client",
-        r"8K\eta^tS^2\tau^3\sum_k\alpha_k^2(\eta^t)^2(\sigma_k^2+\epsilon^2)+\frac12SK(\eta^t)^2\tau(\tau+8\tau^3(\eta^t)^2S^2)\sum_k\alpha_k^2(2\epsilon^2+\sigma_k^2)",
-        r"\text{twice that: (20) and (24), and (23) and (25), each carry the full }\sigma_k^2,\epsilon^2",
-        "adding the server part ((20), (23)) and the client part ((24), (25)) keeps one copy of the noise terms; as printed "
+        where="App. B.4, (26): superposition of server and client",
+        printed=r"8K\eta^tS^2\tau^3\sum_k\alpha_k^2(\eta^t)^2(\sigma_k^2+\epsilon^2)+\frac12SK(\eta^t)^2\tau(\tau+8\tau^3(\eta^t)^2S^2)\sum_k\alpha_k^2(2\epsilon^2+\sigma_k^2)",
+        expected=r"\text{twice that: (20) and (24), and (23) and (25), each carry the full }\sigma_k^2,\epsilon^2",
+        note="adding the server part ((20), (23)) and the client part ((24), (25)) keeps one copy of the noise terms; as printed "
         "each part has the whole sigma_k^2 and eps^2, so the sum has two copies (one copy would need sigma_k^2 and eps^2 "
         "split between the blocks).",
     ),
     Discrepancy(
-        "App. B.4, (27) vs (26)",
-        r"\eta^t\|\nabla f(\theta^t)\|^2\le\frac4\tau(f(\theta^t)-\mathbb E[f(\theta^{t+1}_s)])+8KS(\eta^t)^2\frac{2\tau^2}{\tau}\sum_k\alpha_k^2(\sigma_k^2+\epsilon^2)",
-        r"\frac4\tau(f(\theta^t)-\mathbb E[f(\theta^{t+1})])+8KS(\eta^t)^2\tau\sum_k\alpha_k^2(\sigma_k^2+\epsilon^2)",
-        "rearranging (26) (multiply by 4/tau) gives 8 K S eta^2 tau, not 16; (28) and the statement (6) inherit the 16. "
+        where="App. B.4, (27) vs (26)",
+        printed=r"\eta^t\|\nabla f(\theta^t)\|^2\le\frac4\tau(f(\theta^t)-\mathbb E[f(\theta^{t+1}_s)])+8KS(\eta^t)^2\frac{2\tau^2}{\tau}\sum_k\alpha_k^2(\sigma_k^2+\epsilon^2)",
+        expected=r"\frac4\tau(f(\theta^t)-\mathbb E[f(\theta^{t+1})])+8KS(\eta^t)^2\tau\sum_k\alpha_k^2(\sigma_k^2+\epsilon^2)",
+        note="rearranging (26) (multiply by 4/tau) gives 8 K S eta^2 tau, not 16; (28) and the statement (6) inherit the 16. "
         "The extra factor 2 happens to cover the copy of the noise dropped in (26), so (6) stays the larger bound. "
         "Also f(theta_s^{t+1}) should be f(theta^{t+1}).",
     ),
@@ -287,18 +308,20 @@ _PROP1_NOTES = (
 )
 
 PROP1 = Result(
-    PAPER,
-    "prop1",
-    "proposition",
-    "SFL-V1 convergence, invariant to the cut layer",
-    Provenance(SEED, "Proposition 1", "(6)", "Sec. 4; proof in App. B, restated as (28)"),
-    r"(1/T) sum_{t=0}^{T-1} eta^t E||grad f(theta(t))||^2, i.e. eta times the average squared gradient norm (constant step)",
+    paper=PAPER,
+    label="prop1",
+    kind="proposition",
+    title="SFL-V1 convergence, invariant to the cut layer",
+    provenance=Provenance(
+        seed=SEED, label="Proposition 1", equation="(6)", section="Sec. 4; proof in App. B, restated as (28)"
+    ),
+    lhs=r"(1/T) sum_{t=0}^{T-1} eta^t E||grad f(theta(t))||^2, i.e. eta times the average squared gradient norm (constant step)",
     terms=(
-        Term("initialisation", 4 * F / (T * K), "4 (f(theta(0)) - f(theta^*)) / (T tau)"),
+        Term(name="initialisation", expr=4 * F / (T * K), meaning="4 (f(theta(0)) - f(theta^*)) / (T tau)"),
         Term(
-            "variance+heterogeneity",
-            16 * M * L * K * alpha2 * (sigma2 + eps2) * eta**2,
-            "(16 K S tau / T) sum_k alpha_k^2 (sigma_k^2 + eps^2) sum_t (eta^t)^2, with eta^t = eta",
+            name="variance+heterogeneity",
+            expr=16 * M * L * K * alpha2 * (sigma2 + eps2) * eta**2,
+            meaning="(16 K S tau / T) sum_k alpha_k^2 (sigma_k^2 + eps^2) sum_t (eta^t)^2, with eta^t = eta",
         ),
     ),
     hypotheses=(
@@ -316,18 +339,18 @@ PROP1 = Result(
 )
 
 PROP1_PROOF = Result(
-    PAPER,
-    "prop1",
-    "proposition",
-    "SFL-V1: one-round descent inequality derived by the proof, eq. (26)",
-    Provenance(SEED, "Proposition 1, proof", "(26)", "App. B.4"),
-    "one-round change E[f(theta^{t+1})] - f(theta^t), given theta^t",
+    paper=PAPER,
+    label="prop1",
+    kind="proposition",
+    title="SFL-V1: one-round descent inequality derived by the proof, eq. (26)",
+    provenance=Provenance(seed=SEED, label="Proposition 1, proof", equation="(26)", section="App. B.4"),
+    lhs="one-round change E[f(theta^{t+1})] - f(theta^t), given theta^t",
     terms=(
-        Term("descent", -eta * K * g_f / 4, "-(eta^t tau / 4) ||grad f(theta^t)||^2"),
+        Term(name="descent", expr=-eta * K * g_f / 4, meaning="-(eta^t tau / 4) ||grad f(theta^t)||^2"),
         Term(
-            "variance+heterogeneity",
-            2 * M * L * eta**2 * K**2 * alpha2 * (sigma2 + eps2),
-            "2 K S (eta^t)^2 tau^2 sum_k alpha_k^2 (sigma_k^2 + eps^2)",
+            name="variance+heterogeneity",
+            expr=2 * M * L * eta**2 * K**2 * alpha2 * (sigma2 + eps2),
+            meaning="2 K S (eta^t)^2 tau^2 sum_k alpha_k^2 (sigma_k^2 + eps^2)",
         ),
     ),
     hypotheses=(
@@ -352,16 +375,20 @@ PROP1_PROOF = Result(
 # ---------------------------------------------------------------------------------------------------
 # Lemma 1, eq. (7)
 LEM1 = Result(
-    PAPER,
-    "lem1",
-    "lemma",
-    "Local model drift over tau local iterations (any cut layer)",
-    Provenance(SEED, "Lemma 1", "(7)", "App. B.1; proof ends at (10)"),
-    "sum_{i=0}^{tau-1} E||theta_k^{t,i} - theta^t||^2 for one client k in round t",
+    paper=PAPER,
+    label="lem1",
+    kind="lemma",
+    title="Local model drift over tau local iterations (any cut layer)",
+    provenance=Provenance(seed=SEED, label="Lemma 1", equation="(7)", section="App. B.1; proof ends at (10)"),
+    lhs="sum_{i=0}^{tau-1} E||theta_k^{t,i} - theta^t||^2 for one client k in round t",
     terms=(
-        Term("variance", 2 * K**2 * 8 * K * eta**2 * sigma2, "2 tau^2 * 8 tau (eta^t)^2 sigma_k^2"),
-        Term("heterogeneity", 2 * K**2 * 8 * K * eta**2 * eps2, "2 tau^2 * 8 tau (eta^t)^2 eps^2"),
-        Term("gradient", 2 * K**2 * 8 * K * eta**2 * g_f, "2 tau^2 * 8 tau (eta^t)^2 ||grad f(theta^t)||^2"),
+        Term(name="variance", expr=2 * K**2 * 8 * K * eta**2 * sigma2, meaning="2 tau^2 * 8 tau (eta^t)^2 sigma_k^2"),
+        Term(name="heterogeneity", expr=2 * K**2 * 8 * K * eta**2 * eps2, meaning="2 tau^2 * 8 tau (eta^t)^2 eps^2"),
+        Term(
+            name="gradient",
+            expr=2 * K**2 * 8 * K * eta**2 * g_f,
+            meaning="2 tau^2 * 8 tau (eta^t)^2 ||grad f(theta^t)||^2",
+        ),
     ),
     hypotheses=(
         _step(
@@ -376,13 +403,13 @@ LEM1 = Result(
     assumptions=(SMOOTHNESS_UPPER_QUADRATIC, BOUNDED_VARIANCE_PER_CLIENT, BOUNDED_HETEROGENEITY),
     statement=r"\sum_{i=0}^{\tau-1}\mathbb E\left[\|\theta_k^{t,i}-\theta^t\|^2\right]\le2\tau^2\left(8\tau(\eta^t)^2\sigma_k^2+8\tau(\eta^t)^2\epsilon^2+8\tau(\eta^t)^2\|\nabla_\theta f(\theta^t)\|^2\right)",
     step="eta",
-    defaults=(("K", _TAU_DEF),),
+    defaults=(Default(name="K", expr=_TAU_DEF, rule="TODO(rule)"),),
     discrepancies=(
         Discrepancy(
-            "Lemma 1 proof, (10), first relation",
-            r"\sum_{i=0}^{\tau-1}\mathbb E\|\theta_k^{t,i}-\theta^t\|^2=\sum_{i=0}^{\tau-1}B\sum_{j=0}^{i-1}C^j",
-            r"\le\sum_{i=0}^{\tau-1}B\sum_{j=0}^{i-1}C^j",
-            "(9) is an inequality, so its unrolled sum is too. The next step, sum_i sum_{j<i} C^j <= 2 tau^2, holds: "
+            where="Lemma 1 proof, (10), first relation",
+            printed=r"\sum_{i=0}^{\tau-1}\mathbb E\|\theta_k^{t,i}-\theta^t\|^2=\sum_{i=0}^{\tau-1}B\sum_{j=0}^{i-1}C^j",
+            expected=r"\le\sum_{i=0}^{\tau-1}B\sum_{j=0}^{i-1}C^j",
+            note="(9) is an inequality, so its unrolled sum is too. The next step, sum_i sum_{j<i} C^j <= 2 tau^2, holds: "
             "it equals tau^2 (C^tau - 3)/4 <= tau^2 (e^2 - 3)/4 < 1.1 tau^2.",
         ),
         _PROP1_DISC[3],
@@ -397,15 +424,19 @@ LEM1 = Result(
 # ---------------------------------------------------------------------------------------------------
 # Lemma 2, eq. (11)
 LEM2 = Result(
-    PAPER,
-    "lem2",
-    "lemma",
-    "Drift of the stochastic gradients over tau local iterations (any cut layer)",
-    Provenance(SEED, "Lemma 2", "(11)", "App. B.1; proof ends at (17)"),
-    "sum_{i=0}^{tau-1} E||g_k^{t,i} - g_k^t||^2 for one client k in round t",
+    paper=PAPER,
+    label="lem2",
+    kind="lemma",
+    title="Drift of the stochastic gradients over tau local iterations (any cut layer)",
+    provenance=Provenance(seed=SEED, label="Lemma 2", equation="(11)", section="App. B.1; proof ends at (17)"),
+    lhs="sum_{i=0}^{tau-1} E||g_k^{t,i} - g_k^t||^2 for one client k in round t",
     terms=(
-        Term("gradient", 8 * K**3 * eta**2 * L**2 * g_k, "8 tau^3 (eta^t)^2 S^2 ||grad F_k(theta^t)||^2"),
-        Term("variance", 8 * K**3 * eta**2 * L**2 * sigma2, "8 tau^3 (eta^t)^2 S^2 sigma_k^2"),
+        Term(
+            name="gradient",
+            expr=8 * K**3 * eta**2 * L**2 * g_k,
+            meaning="8 tau^3 (eta^t)^2 S^2 ||grad F_k(theta^t)||^2",
+        ),
+        Term(name="variance", expr=8 * K**3 * eta**2 * L**2 * sigma2, meaning="8 tau^3 (eta^t)^2 S^2 sigma_k^2"),
     ),
     hypotheses=(
         _step(
@@ -430,27 +461,27 @@ LEM2 = Result(
     assumptions=(SMOOTHNESS_UPPER_QUADRATIC, BOUNDED_VARIANCE_PER_CLIENT, LIPSCHITZ_STOCHASTIC_GRADIENTS),
     statement=r"\sum_{i=0}^{\tau-1}\mathbb E\left[\|g_k^{t,i}-g_k^t\|^2\right]\le8\tau^3(\eta^t)^2S^2\left(\|\nabla_\theta F_k(\theta^t)\|^2+\sigma_k^2\right)",
     step="eta",
-    defaults=(("K", _TAU_DEF),),
+    defaults=(Default(name="K", expr=_TAU_DEF, rule="TODO(rule)"),),
     discrepancies=(
         Discrepancy(
-            "Lemma 2 proof, (12), third inequality",
-            r"\mathbb E\|g_k^{t,i}-g_k^{t,i-1}\|^2\le S^2\mathbb E\|\theta_k^{t,i}-\theta_k^{t,i-1}\|^2",
-            r"\le3S^2\mathbb E\|\theta_k^{t,i}-\theta_k^{t,i-1}\|^2+6\sigma_k^2\ \text{(from Assumptions 2-3)}",
-            "g^{t,i} and g^{t,i-1} are stochastic gradients on different mini-batches; Assumptions 2-3 bound only the "
+            where="Lemma 2 proof, (12), third inequality",
+            printed=r"\mathbb E\|g_k^{t,i}-g_k^{t,i-1}\|^2\le S^2\mathbb E\|\theta_k^{t,i}-\theta_k^{t,i-1}\|^2",
+            expected=r"\le3S^2\mathbb E\|\theta_k^{t,i}-\theta_k^{t,i-1}\|^2+6\sigma_k^2\ \text{(from Assumptions 2-3)}",
+            note="g^{t,i} and g^{t,i-1} are stochastic gradients on different mini-batches; Assumptions 2-3 bound only the "
             "expected gradient's change, so the noise of both does not cancel. The step needs S-Lipschitz stochastic "
             "gradients (recorded as the implicit assumption 'lipschitz_stochastic_gradients_implicit').",
         ),
         Discrepancy(
-            "Lemma 2 proof, unrolled sum after (16)",
-            r"\sum_{i=0}^{\tau-1}\mathbb E\|g_k^{t,i}-g_k^t\|^2=\sum_{i=0}^{\tau-1}B\sum_{j=0}^{i-1}C^j",
-            r"\le\sum_{i=0}^{\tau-1}B\sum_{j=0}^{i-1}C^j",
-            "(16) is an inequality; the step 4 tau^2 (1+tau) <= 8 tau^3 holds for tau >= 1.",
+            where="Lemma 2 proof, unrolled sum after (16)",
+            printed=r"\sum_{i=0}^{\tau-1}\mathbb E\|g_k^{t,i}-g_k^t\|^2=\sum_{i=0}^{\tau-1}B\sum_{j=0}^{i-1}C^j",
+            expected=r"\le\sum_{i=0}^{\tau-1}B\sum_{j=0}^{i-1}C^j",
+            note="(16) is an inequality; the step 4 tau^2 (1+tau) <= 8 tau^3 holds for tau >= 1.",
         ),
         Discrepancy(
-            "Lemma 2 statement",
-            r"\text{Under Assumption 2-4}",
-            r"\text{Assumptions 2-3}",
-            "Assumption 4 (heterogeneity) is not used: the bound has no eps^2. Harmless.",
+            where="Lemma 2 statement",
+            printed=r"\text{Under Assumption 2-4}",
+            expected=r"\text{Assumptions 2-3}",
+            note="Assumption 4 (heterogeneity) is not used: the bound has no eps^2. Harmless.",
         ),
         _PROP1_DISC[3],
     ),
@@ -461,13 +492,15 @@ LEM2 = Result(
 # ---------------------------------------------------------------------------------------------------
 # tau := ceil(E D_k / B_k), printed under Proposition 1
 TAU_DEF = Result(
-    PAPER,
-    "tau_def",
-    "model",
-    "Number of model updates per round",
-    Provenance(SEED, "Proposition 1 (definition of tau)", None, "Sec. 4, below (6)"),
-    "tau, the number of local model updates in one round (canonical K)",
-    terms=(Term("updates per round", _TAU_DEF, "ceil(E D_k / B_k)"),),
+    paper=PAPER,
+    label="tau_def",
+    kind="model",
+    title="Number of model updates per round",
+    provenance=Provenance(
+        seed=SEED, label="Proposition 1 (definition of tau)", equation=None, section="Sec. 4, below (6)"
+    ),
+    lhs="tau, the number of local model updates in one round (canonical K)",
+    terms=(Term(name="updates per round", expr=_TAU_DEF, meaning="ceil(E D_k / B_k)"),),
     statement=r"\tau\triangleq\left\lceil\frac{ED_k}{B_k}\right\rceil",
     discrepancies=(_PROP1_DISC[1],),
     notes=(
@@ -479,12 +512,17 @@ TAU_DEF = Result(
 # ---------------------------------------------------------------------------------------------------
 # SFL-V2: no result
 SFL_V2 = Result(
-    PAPER,
-    "sfl_v2",
-    "model",
-    "SFL-V2 (shared server-side model): no convergence result in this paper",
-    Provenance(SEED, "Sec. 4, paragraph after Proposition 1", None, "Sec. 4; also Sec. 6.1 and Sec. 7"),
-    "nothing: the paper bounds no quantity for SFL-V2",
+    paper=PAPER,
+    label="sfl_v2",
+    kind="model",
+    title="SFL-V2 (shared server-side model): no convergence result in this paper",
+    provenance=Provenance(
+        seed=SEED,
+        label="Sec. 4, paragraph after Proposition 1",
+        equation=None,
+        section="Sec. 4; also Sec. 6.1 and Sec. 7",
+    ),
+    lhs="nothing: the paper bounds no quantity for SFL-V2",
     terms=(),
     statement="",
     rate=None,

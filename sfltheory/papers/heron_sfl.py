@@ -48,14 +48,17 @@ from typing import Any
 
 import sympy as sp
 
-from ..assumptions import BOUNDED_GRADIENTS_PER_PART, EFFECTIVE_RANK, SMOOTHNESS_PER_CLIENT, Assumption
+from .. import variants as var
+from ..assumptions import BOUNDED_GRADIENTS_PER_PART, EFFECTIVE_RANK, SMOOTHNESS_PER_CLIENT, Assumption, Pick
+from ..defaults import Default
 from ..result import Discrepancy, Hypothesis, Provenance, Result, Term, step_branch
-from ..vocabulary import Param, register, symbols
+from ..vocabulary import Param, symbols
 
 SEED = "001_e8dcbf2a405221d7.txt"
 PAPER = "heron_sfl"
 
-register(
+# the paper's own names, added to the vocabulary by the registry (no registration at import)
+PARAMS: tuple[Param, ...] = (
     Param(
         "d_aux", r"|\theta_a|", "number of auxiliary-network parameters (HERON-SFL client head)", "count0", "dimension"
     ),
@@ -148,17 +151,24 @@ LHS = (
 LHS_ROUND = "||grad f(theta_g^t)||^2 at one round t (eq. 48 / 60: before taking expectations and summing)"
 
 ZO_VARIANCE = Assumption(
-    "zo_estimator_variance",
-    "bounded variance of the client ZO estimator (HERON-SFL Assumption 3)",
-    r"\mathbb E\|\widehat g_{c,i}^{t,m}-\nabla_{\theta_c}f_i(\theta_c,\theta_s)\|^2\le\sigma^2",
-    ("sigma_c2",),
+    key="zo_estimator_variance",
+    name="bounded variance of the client ZO estimator (HERON-SFL Assumption 3)",
+    statement=r"\mathbb E\|\widehat g_{c,i}^{t,m}-\nabla_{\theta_c}f_i(\theta_c,\theta_s)\|^2\le\sigma^2",
+    introduces=("sigma_c2",),
     note="printed as sigma^2; Lemmas 2-4 call it sigma_c^2, and (23) also uses it to bound ||grad f_{c,i} - grad f_c||^2",
+    picks=(
+        Pick(
+            name="sigma_c2",
+            keys=(var.key(var.ZO_MSE, var.CLIENT), var.key(var.ZO_MSE, var.ALL)),
+            why="mean squared error of the ZO estimator (measure with lam=)",
+        ),
+    ),
 )
 OUTPUT_DRIFT = Assumption(
-    "client_output_drift",
-    "uniformly bounded drift of the client sub-model output (HERON-SFL Assumption 4)",
-    r"\frac1T\sum_{t=1}^T\sum_{i=1}^N d_{c,i}^t\le\delta,\ d_{c,i}^t=\int|P_{c,i}^t(z)-P_{c,i}^*(z)|dz",
-    ("delta",),
+    key="client_output_drift",
+    name="uniformly bounded drift of the client sub-model output (HERON-SFL Assumption 4)",
+    statement=r"\frac1T\sum_{t=1}^T\sum_{i=1}^N d_{c,i}^t\le\delta,\ d_{c,i}^t=\int|P_{c,i}^t(z)-P_{c,i}^*(z)|dz",
+    introduces=("delta",),
     note="d_{c,i}^t is the L1 distance between the client output distribution at round t and a fixed reference",
 )
 _A_T1 = (SMOOTHNESS_PER_CLIENT, BOUNDED_GRADIENTS_PER_PART, ZO_VARIANCE, OUTPUT_DRIFT)
@@ -222,77 +232,77 @@ _step = step_branch
 # ---------------------------------------------------------------------------------------------------
 # Discrepancies
 _DISC_DIM = Discrepancy(
-    "Theorems 1-2, Lemmas 2-5: the dimension d",
-    "d (never defined)",
-    r"d=d_l=|\theta_c|+|\theta_a|",
-    "the estimator (2) perturbs theta_l = {theta_c, theta_a} with the factor d, and Assumption 5 writes I_{d_l}; "
+    where="Theorems 1-2, Lemmas 2-5: the dimension d",
+    printed="d (never defined)",
+    expected=r"d=d_l=|\theta_c|+|\theta_a|",
+    note="the estimator (2) perturbs theta_l = {theta_c, theta_a} with the factor d, and Assumption 5 writes I_{d_l}; "
     "Remark 2 calls d 'model size'. Encoded as d_c + d_aux.",
 )
 _DISC_SIGMA = Discrepancy(
-    "Assumption 3 vs Lemmas 2-4 and (23)",
-    r"\sigma^2\ \text{(Assumption 3)},\ \sigma_c^2\ \text{(Lemmas 2-4)};\ \|\nabla f_{c,i}(\theta_c^t)-\nabla f_c(\theta_c^t)\|^2\le\sigma_c^2\ \text{(23)}",
-    r"\sigma^2=\sigma_c^2\ \text{bounds only the estimator variance}",
-    "(23) cites Assumption 3 for a heterogeneity bound (client vs global gradient) that it does not give; the term "
+    where="Assumption 3 vs Lemmas 2-4 and (23)",
+    printed=r"\sigma^2\ \text{(Assumption 3)},\ \sigma_c^2\ \text{(Lemmas 2-4)};\ \|\nabla f_{c,i}(\theta_c^t)-\nabla f_c(\theta_c^t)\|^2\le\sigma_c^2\ \text{(23)}",
+    expected=r"\sigma^2=\sigma_c^2\ \text{bounds only the estimator variance}",
+    note="(23) cites Assumption 3 for a heterogeneity bound (client vs global gradient) that it does not give; the term "
     "vanishes only in the i.i.d. setting of Theorem 1. Both symbols are encoded as sigma_c2.",
 )
 _DISC_T1_MIN = Discrepancy(
-    "Theorem 1 statement, step-size condition",
-    r"\eta_c\leq\{\frac{1}{3Lh},\frac{2}{NLh^2},\frac{N}{72L}\}",
-    r"\eta_c\leq\min\{\frac{1}{3Lh},\frac{2}{NLh^2},\frac{N}{72L}\}",
-    "the statement drops 'min'; (30) and (48) print it.",
+    where="Theorem 1 statement, step-size condition",
+    printed=r"\eta_c\leq\{\frac{1}{3Lh},\frac{2}{NLh^2},\frac{N}{72L}\}",
+    expected=r"\eta_c\leq\min\{\frac{1}{3Lh},\frac{2}{NLh^2},\frac{N}{72L}\}",
+    note="the statement drops 'min'; (30) and (48) print it.",
 )
 _DISC_T1_SERVER = Discrepancy(
-    "eq. (49) C_1' and the rate (14)/(50): server term",
-    r"\mathcal C_1'=\mathcal O\big(\frac{LG_s^2}{N}+\dots\big)",
-    r"\frac{LN^2\eta_s^2G_s^2}{2\eta}=\frac{8LN^2G_s^2}{(2N-1)^2}\eta\ \ge 2LG_s^2\eta",
-    "at the coupling eta = eta_c h/4 = eta_s(2N-1)/4 the server term of (48) has no 1/N; with "
+    where="eq. (49) C_1' and the rate (14)/(50): server term",
+    printed=r"\mathcal C_1'=\mathcal O\big(\frac{LG_s^2}{N}+\dots\big)",
+    expected=r"\frac{LN^2\eta_s^2G_s^2}{2\eta}=\frac{8LN^2G_s^2}{(2N-1)^2}\eta\ \ge 2LG_s^2\eta",
+    note="at the coupling eta = eta_c h/4 = eta_s(2N-1)/4 the server term of (48) has no 1/N; with "
     "eta = O(sqrt(hNB/(dT))) it is Theta(L G_s^2 sqrt(hNB/(dT))), which grows with h, N and B, so (14) does not follow.",
 )
 _DISC_T1_ZO = Discrepancy(
-    "eq. (49)-(50), ZO bias",
-    r"C_2\mu^2=\mathcal O\big(\frac{1}{\sqrt{dhNBT}}\big)",
-    r"C_2\mu^2=\mathcal O\big(\frac{d^2L^2}{B}(dhNBT)^{-1/2}\big)=\mathcal O\big(\frac{L^2d^{3/2}}{B^{3/2}\sqrt{hNT}}\big)",
-    "with C_2 = O(d^2 L^2/B) and mu = O((dhNBT)^{-1/4}) the bias term is d/B times sqrt(d/(hNBT)), not O(1/sqrt(dhNBT)).",
+    where="eq. (49)-(50), ZO bias",
+    printed=r"C_2\mu^2=\mathcal O\big(\frac{1}{\sqrt{dhNBT}}\big)",
+    expected=r"C_2\mu^2=\mathcal O\big(\frac{d^2L^2}{B}(dhNBT)^{-1/2}\big)=\mathcal O\big(\frac{L^2d^{3/2}}{B^{3/2}\sqrt{hNT}}\big)",
+    note="with C_2 = O(d^2 L^2/B) and mu = O((dhNBT)^{-1/4}) the bias term is d/B times sqrt(d/(hNBT)), not O(1/sqrt(dhNBT)).",
 )
 _DISC_T1_DRIFT = Discrepancy(
-    "eq. (49) vs (14)/(50): drift floor",
-    r"\frac{C_3}{N^2}\ \text{in (49)};\ \text{absent from (14) and (50)}",
-    r"\frac{2G_s^2\delta}{N(2N-1)}\ \text{(from (48) at the coupling), constant in }T",
-    "the residual drift term does not vanish as T grows, yet the rate drops it (Theorem 2 keeps a floor).",
+    where="eq. (49) vs (14)/(50): drift floor",
+    printed=r"\frac{C_3}{N^2}\ \text{in (49)};\ \text{absent from (14) and (50)}",
+    expected=r"\frac{2G_s^2\delta}{N(2N-1)}\ \text{(from (48) at the coupling), constant in }T",
+    note="the residual drift term does not vanish as T grows, yet the rate drops it (Theorem 2 keeps a floor).",
 )
 _DISC_T1_45 = Discrepancy(
-    "eq. (45) vs (46)-(48): drift coefficient",
-    r"\eta_sG_s^2\sum_{i=1}^Nd_{c,i}^t\ \text{(45)}",
-    r"\frac{\eta_sG_s^2}{2N}\sum_{i=1}^Nd_{c,i}^t\ \text{(46)-(48)}",
-    "the server bound (45) and its use in (46) differ by a factor 1/(2N) that no step explains. "
+    where="eq. (45) vs (46)-(48): drift coefficient",
+    printed=r"\eta_sG_s^2\sum_{i=1}^Nd_{c,i}^t\ \text{(45)}",
+    expected=r"\frac{\eta_sG_s^2}{2N}\sum_{i=1}^Nd_{c,i}^t\ \text{(46)-(48)}",
+    note="the server bound (45) and its use in (46) differ by a factor 1/(2N) that no step explains. "
     "heron_sfl/eq45 encodes (45); the Theorem 1 editions encode (48).",
 )
 _DISC_T1_SIGMA = Discrepancy(
-    "Lemma 4 proof, (33)-(34) vs (40)",
-    r"\eta_chL^2\mu^2\ \text{(40)}",
-    r"\eta_ch\sigma^2\ \text{from }\tfrac{\eta_ch}{2}\mathcal C_{1,1},\ \mathcal C_{1,1}\le2\sigma^2+\dots\ \text{(34)}",
-    "(34) bounds C_{1,1} by 2 sigma^2 + ..., so C_1 carries +eta_c h sigma^2; (40) carries eta_c h L^2 mu^2 instead. "
+    where="Lemma 4 proof, (33)-(34) vs (40)",
+    printed=r"\eta_chL^2\mu^2\ \text{(40)}",
+    expected=r"\eta_ch\sigma^2\ \text{from }\tfrac{\eta_ch}{2}\mathcal C_{1,1},\ \mathcal C_{1,1}\le2\sigma^2+\dots\ \text{(34)}",
+    note="(34) bounds C_{1,1} by 2 sigma^2 + ..., so C_1 carries +eta_c h sigma^2; (40) carries eta_c h L^2 mu^2 instead. "
     "After dividing by eta_c h/4 the lost term is a 4 sigma^2 floor missing from (43) and Theorem 1.",
 )
 _DISC_L3_SUMS = Discrepancy(
-    "Lemma 3 proof, (28)",
-    r"\sum_{\tau=1}^h\tau\le\frac{h(h+1)}{2}\le\frac{h^2}{2},\quad\frac{h(h+1)(2h+1)}{6}\le\frac{h^3}{3}",
-    r"\frac{h(h+1)}{2}>\frac{h^2}{2},\quad\frac{h(h+1)(2h+1)}{6}>\frac{h^3}{3}\ (h\ge1)",
-    "both inequalities are false for every h >= 1 (the sums exceed the bounds); (29) also sums tau = 0..h. "
+    where="Lemma 3 proof, (28)",
+    printed=r"\sum_{\tau=1}^h\tau\le\frac{h(h+1)}{2}\le\frac{h^2}{2},\quad\frac{h(h+1)(2h+1)}{6}\le\frac{h^3}{3}",
+    expected=r"\frac{h(h+1)}{2}>\frac{h^2}{2},\quad\frac{h(h+1)(2h+1)}{6}>\frac{h^3}{3}\ (h\ge1)",
+    note="both inequalities are false for every h >= 1 (the sums exceed the bounds); (29) also sums tau = 0..h. "
     "The constants 3h^3 eta_c^2 etc. of (24) rest on them.",
 )
 _DISC_L4_TYPO = Discrepancy(
-    "Lemma 4 proof, (40)",
-    r"(\eta^2L-\frac{\eta_c}{2h})\ \text{and}\ \frac{6\eta_c^2L^3}{N^2}\ \text{after (a)}",
-    r"(\eta_c^2L-\frac{\eta_c}{2h})\ \text{and}\ \frac{6\eta_c^2L^3}{N}",
-    "eta for eta_c; the drift coefficient is 6 eta_c^2 L^3/N before (a) and in (41) but /N^2 after (a). "
+    where="Lemma 4 proof, (40)",
+    printed=r"(\eta^2L-\frac{\eta_c}{2h})\ \text{and}\ \frac{6\eta_c^2L^3}{N^2}\ \text{after (a)}",
+    expected=r"(\eta_c^2L-\frac{\eta_c}{2h})\ \text{and}\ \frac{6\eta_c^2L^3}{N}",
+    note="eta for eta_c; the drift coefficient is 6 eta_c^2 L^3/N before (a) and in (41) but /N^2 after (a). "
     "App. A-B2 also says E_t[C] was bounded 'in Lemma 3' (it is Lemma 4).",
 )
 _DISC_T1_REMARK = Discrepancy(
-    "Remark 2",
-    r"\text{the second term is smaller by }1/\sqrt d",
-    r"\sqrt{\frac{1}{dhNBT}}\Big/\sqrt{\frac{d}{hNBT}}=\frac1d",
-    "the ratio of the two O-terms of (14) is 1/d, not 1/sqrt(d).",
+    where="Remark 2",
+    printed=r"\text{the second term is smaller by }1/\sqrt d",
+    expected=r"\sqrt{\frac{1}{dhNBT}}\Big/\sqrt{\frac{d}{hNBT}}=\frac1d",
+    note="the ratio of the two O-terms of (14) is 1/d, not 1/sqrt(d).",
 )
 
 _T1_DISC = (
@@ -310,60 +320,60 @@ _T1_DISC = (
 )
 
 _DISC_T2_COEF = Discrepancy(
-    "eq. (62): coefficients, TeX source vs rendered text (and vs (61))",
-    r"\eta\big[\dots+6L^4\mu^2d^3+\dots\big]+\eta^2\big[4L^2\rho^2\big]\ \text{(TeX)}",
-    r"\eta\big[\dots+16L^4\mu^2d^3+\dots\big]+\eta^2\big[64L^2\rho^2\big]\ \text{(rendered text; (61) at }\eta_c=4\eta)",
-    "the unicode rendering of (62) prints 16 and 64, which is what (61) gives: eta_c^2 L^4 mu^2 d^3/eta = 16 eta L^4 mu^2 d^3 "
+    where="eq. (62): coefficients, TeX source vs rendered text (and vs (61))",
+    printed=r"\eta\big[\dots+6L^4\mu^2d^3+\dots\big]+\eta^2\big[4L^2\rho^2\big]\ \text{(TeX)}",
+    expected=r"\eta\big[\dots+16L^4\mu^2d^3+\dots\big]+\eta^2\big[64L^2\rho^2\big]\ \text{(rendered text; (61) at }\eta_c=4\eta)",
+    note="the unicode rendering of (62) prints 16 and 64, which is what (61) gives: eta_c^2 L^4 mu^2 d^3/eta = 16 eta L^4 mu^2 d^3 "
     "and eta_c^3 L^2 rho^2/eta = 64 eta^2 L^2 rho^2. heron_sfl/thm2@proof encodes the TeX (smaller); heron_sfl/thm2@sum "
     "at the coupling gives 16 and 64.",
 )
 _DISC_T2_FLOOR = Discrepancy(
-    "Theorem 2, eq. (15) / (65): error floor",
-    r"\frac{2}{\delta}\Big[\frac{2G_s^2}{N(2N-1)}\Delta+\frac{\mu^2L^2}{2}(d+3)^3\Big]",
-    r"\frac{2G_s^2}{N(2N-1)}\delta+\frac{\mu^2L^2}{2}(d+3)^3\ \text{(62), with Assumption 4}",
-    "(62) has no factor 2/delta; delta is Assumption 4's drift bound (and Lemma 5's Young parameter, set to 2 eta_c), "
+    where="Theorem 2, eq. (15) / (65): error floor",
+    printed=r"\frac{2}{\delta}\Big[\frac{2G_s^2}{N(2N-1)}\Delta+\frac{\mu^2L^2}{2}(d+3)^3\Big]",
+    expected=r"\frac{2G_s^2}{N(2N-1)}\delta+\frac{\mu^2L^2}{2}(d+3)^3\ \text{(62), with Assumption 4}",
+    note="(62) has no factor 2/delta; delta is Assumption 4's drift bound (and Lemma 5's Young parameter, set to 2 eta_c), "
     "so the printed floor grows without bound as the drift vanishes -- the i.i.d. case in which Remark 3 says it "
     "vanishes. Delta is never defined (encoded as Delta_drift).",
 )
 _DISC_T2_SUM = Discrepancy(
-    "eqs. (61)-(62): drift term after summing over t",
-    r"\sum_{i=1}^Nd_{c,i}^t\ \text{(index t left free)}",
-    r"\frac1T\sum_{t=1}^T\sum_{i=1}^Nd_{c,i}^t\le\delta\ \text{(Assumption 4)}",
-    "the summed bounds keep the per-round drift; the text says 'under Assumption 4', so it is encoded as delta.",
+    where="eqs. (61)-(62): drift term after summing over t",
+    printed=r"\sum_{i=1}^Nd_{c,i}^t\ \text{(index t left free)}",
+    expected=r"\frac1T\sum_{t=1}^T\sum_{i=1}^Nd_{c,i}^t\le\delta\ \text{(Assumption 4)}",
+    note="the summed bounds keep the per-round drift; the text says 'under Assumption 4', so it is encoded as delta.",
 )
 _DISC_T2_RATE = Discrepancy(
-    "eq. (62) -> (63)-(64) and the rate (15)",
-    r"\mathcal O\big(\sqrt{\frac{\kappa}{NBT}}\big)+\mathcal O\big(\frac1T\big)",
-    r"\eta\Big[\frac{8LN^2G_s^2}{(2N-1)^2}+\frac{16L\rho}{N}(\sigma^2+G_s^2)\Big]\ \text{at }\eta\propto\sqrt{NB/(\kappa T)}",
-    "no term of (62) contains B, and its eta-coefficient is not O(kappa/(NB)) as the text asserts: the server term is "
+    where="eq. (62) -> (63)-(64) and the rate (15)",
+    printed=r"\mathcal O\big(\sqrt{\frac{\kappa}{NBT}}\big)+\mathcal O\big(\frac1T\big)",
+    expected=r"\eta\Big[\frac{8LN^2G_s^2}{(2N-1)^2}+\frac{16L\rho}{N}(\sigma^2+G_s^2)\Big]\ \text{at }\eta\propto\sqrt{NB/(\kappa T)}",
+    note="no term of (62) contains B, and its eta-coefficient is not O(kappa/(NB)) as the text asserts: the server term is "
     ">= 2 L G_s^2 and rho ~ 1 + kappa, giving Theta(L G_s^2 sqrt(NB/(kappa T))) and Theta(sqrt(kappa B/(N T))); "
     "the eta^2 term is ~ kappa N B / T, not O(1/T) uniformly in N and B.",
 )
 _DISC_T2_H = Discrepancy(
-    "Lemma 5 vs Lemma 4: local steps",
-    r"-\frac{\eta_c}{4}\|\nabla f_c(\theta_c^t)\|^2\ \text{(51)}",
-    r"-\frac{\eta_ch}{4}\|\nabla f_c(\theta_c^t)\|^2\ \text{(31), with the drift of }h\text{ local steps}",
-    "Lemma 5 (adapted from [26], eq. 69) carries no h and no local drift: Theorem 2 does not depend on the number of "
+    where="Lemma 5 vs Lemma 4: local steps",
+    printed=r"-\frac{\eta_c}{4}\|\nabla f_c(\theta_c^t)\|^2\ \text{(51)}",
+    expected=r"-\frac{\eta_ch}{4}\|\nabla f_c(\theta_c^t)\|^2\ \text{(31), with the drift of }h\text{ local steps}",
+    note="Lemma 5 (adapted from [26], eq. 69) carries no h and no local drift: Theorem 2 does not depend on the number of "
     "local steps although the algorithm takes h of them per round.",
 )
 _DISC_T2_STEP = Discrepancy(
-    "Theorem 2 step-size condition",
-    r"\eta_c\le\frac{1}{4L}\Big(1+\frac{d\kappa+d-2}{d+2}\Big)",
-    r"\text{(no condition is derived in App. A-C)}",
-    "the bound grows with kappa (a larger effective rank allows a larger step), and nothing in Lemma 5 or (58)-(64) "
+    where="Theorem 2 step-size condition",
+    printed=r"\eta_c\le\frac{1}{4L}\Big(1+\frac{d\kappa+d-2}{d+2}\Big)",
+    expected=r"\text{(no condition is derived in App. A-C)}",
+    note="the bound grows with kappa (a larger effective rank allows a larger step), and nothing in Lemma 5 or (58)-(64) "
     "uses it; Lemma 5's Young step (55)-(57) needs none. Presumably inherited from [26].",
 )
 _DISC_T2_GS = Discrepancy(
-    "Lemma 5, (51)-(52): gradient bound in the client-side term",
-    r"\frac{\eta_c^2L\rho}{N}(\sigma^2+G_s^2)",
-    r"\frac{\eta_c^2L\rho}{N}(\sigma^2+G_c^2)\ \text{(client-side bound, Assumption 2)}",
-    "the client-side contribution uses the server gradient bound G_s^2; encoded as printed.",
+    where="Lemma 5, (51)-(52): gradient bound in the client-side term",
+    printed=r"\frac{\eta_c^2L\rho}{N}(\sigma^2+G_s^2)",
+    expected=r"\frac{\eta_c^2L\rho}{N}(\sigma^2+G_c^2)\ \text{(client-side bound, Assumption 2)}",
+    note="the client-side contribution uses the server gradient bound G_s^2; encoded as printed.",
 )
 _DISC_T2_REFS = Discrepancy(
-    "App. A-C: cross-references and notation",
-    r"\text{'Theorem 4.1' (60); '}\rho\text{ is defined as in Lemma 3' (52); }\delta\text{ as Young's parameter (55)}",
-    r"\text{Theorem 1; Lemma 5; a symbol other than Assumption 4's }\delta",
-    "there is no Theorem 4.1; rho is defined in Lemma 5; Lemma 5 reuses delta (Assumption 4) for its free parameter. "
+    where="App. A-C: cross-references and notation",
+    printed=r"\text{'Theorem 4.1' (60); '}\rho\text{ is defined as in Lemma 3' (52); }\delta\text{ as Young's parameter (55)}",
+    expected=r"\text{Theorem 1; Lemma 5; a symbol other than Assumption 4's }\delta",
+    note="there is no Theorem 4.1; rho is defined in Lemma 5; Lemma 5 reuses delta (Assumption 4) for its free parameter. "
     "Lemma 5 also draws u on the sphere of radius sqrt(d), Definition 1 on the unit sphere.",
 )
 _T2_DISC = (
@@ -448,56 +458,66 @@ _H_ALPHA = _step(
 )
 _H1_PROOF = (_H_40A, _H_45A, _H_GRAD, _H_ALPHA)
 _H1_COUPLING = Hypothesis(
-    "(49) coupling eta_c h/4 = eta_s(2N-1)/4",
-    eta_s,
-    "==",
-    eta_c * K / (2 * M - 1),
-    "coupling",
-    r"\eta\triangleq\frac{\eta_ch}{4}=\frac{\eta_s(2N-1)}{4}",
-    "proof",
-    "App. A-B2, before (49)",
+    name="(49) coupling eta_c h/4 = eta_s(2N-1)/4",
+    lhs=eta_s,
+    rel="==",
+    rhs=eta_c * K / (2 * M - 1),
+    kind="coupling",
+    printed=r"\eta\triangleq\frac{\eta_ch}{4}=\frac{\eta_s(2N-1)}{4}",
+    source="proof",
+    where="App. A-B2, before (49)",
     note="(49) and the rate are derived at this coupling; eta_s defaults to it",
 )
-_DEF1 = (("eta_s", eta_c * K / (2 * M - 1)),)
+_DEF1 = (Default(name="eta_s", expr=eta_c * K / (2 * M - 1), rule="TODO(rule)"),)
 
-_T1_PROV = Provenance(SEED, "Theorem 1", "(14)", "Sec. V-A; proof in App. A-B")
+_T1_PROV = Provenance(seed=SEED, label="Theorem 1", equation="(14)", section="Sec. V-A; proof in App. A-B")
 
 _PHI_C = (
     Term(
-        "client variance (G_c)",
-        eta_c**2 * 6 * K * L * D * G_c2 / (M * batch),
-        "eta_c^2 6hLdG_c^2/(NB): ZO second moment",
+        name="client variance (G_c)",
+        expr=eta_c**2 * 6 * K * L * D * G_c2 / (M * batch),
+        meaning="eta_c^2 6hLdG_c^2/(NB): ZO second moment",
     ),
-    Term("client variance (sigma)", eta_c**2 * 18 * K * L * sigma_c2 / M, "eta_c^2 18hL sigma_c^2/N"),
-    Term("ZO bias (d^2)", eta_c * D**2 * L**2 * K * lam**2 / (48 * batch), "eta_c d^2L^2h mu^2/(48B)"),
-    Term("ZO bias", eta_c * 13 * K * L**2 * lam**2 / 12, "eta_c 13hL^2mu^2/12"),
+    Term(name="client variance (sigma)", expr=eta_c**2 * 18 * K * L * sigma_c2 / M, meaning="eta_c^2 18hL sigma_c^2/N"),
+    Term(
+        name="ZO bias (d^2)", expr=eta_c * D**2 * L**2 * K * lam**2 / (48 * batch), meaning="eta_c d^2L^2h mu^2/(48B)"
+    ),
+    Term(name="ZO bias", expr=eta_c * 13 * K * L**2 * lam**2 / 12, meaning="eta_c 13hL^2mu^2/12"),
 )
 
 
 def _scaled(terms: tuple[Term, ...], by: sp.Expr, how: str) -> tuple[Term, ...]:
-    return tuple(Term(t.name, t.expr / by, f"{t.meaning}, {how}") for t in terms)
+    return tuple(Term(name=t.name, expr=t.expr / by, meaning=f"{t.meaning}, {how}") for t in terms)
 
 
 def _t1_terms(descent: sp.Expr, drift: sp.Expr) -> tuple[Term, ...]:
     return (
-        Term("initialisation", descent / ETA_MIN1, "descent / eta_min, eta_min = min{eta_c h/4, eta_s(2N-1)/4}"),
+        Term(
+            name="initialisation",
+            expr=descent / ETA_MIN1,
+            meaning="descent / eta_min, eta_min = min{eta_c h/4, eta_s(2N-1)/4}",
+        ),
         *_scaled(_PHI_C, ETA_MIN1, "over eta_min (Phi_c of Lemma 4)"),
         Term(
-            "drift",
-            eta_s * G_s2 * drift / (2 * M * ETA_MIN1),
-            "eta_s G_s^2 (drift)/(2N eta_min): client-output drift seen by the server",
+            name="drift",
+            expr=eta_s * G_s2 * drift / (2 * M * ETA_MIN1),
+            meaning="eta_s G_s^2 (drift)/(2N eta_min): client-output drift seen by the server",
         ),
-        Term("server variance", L * M**2 * eta_s**2 * G_s2 / (2 * ETA_MIN1), "L N^2 eta_s^2 G_s^2/(2 eta_min)"),
+        Term(
+            name="server variance",
+            expr=L * M**2 * eta_s**2 * G_s2 / (2 * ETA_MIN1),
+            meaning="L N^2 eta_s^2 G_s^2/(2 eta_min)",
+        ),
     )
 
 
 THM1 = Result(
-    PAPER,
-    "thm1",
-    "theorem",
-    "HERON-SFL convergence rate (i.i.d. setting)",
-    _T1_PROV,
-    LHS,
+    paper=PAPER,
+    label="thm1",
+    kind="theorem",
+    title="HERON-SFL convergence rate (i.i.d. setting)",
+    provenance=_T1_PROV,
+    lhs=LHS,
     terms=(),
     hypotheses=(*_H1_STMT, *_H1_PROOF, _H1_COUPLING),
     assumptions=_A_T1,
@@ -517,12 +537,12 @@ THM1 = Result(
 )
 
 THM1_PROOF = Result(
-    PAPER,
-    "thm1",
-    "theorem",
-    "HERON-SFL Theorem 1: the bound before the O step, eq. (49)",
-    Provenance(SEED, "Theorem 1, proof", "(49)", "App. A-B2"),
-    LHS,
+    paper=PAPER,
+    label="thm1",
+    kind="theorem",
+    title="HERON-SFL Theorem 1: the bound before the O step, eq. (49)",
+    provenance=Provenance(seed=SEED, label="Theorem 1, proof", equation="(49)", section="App. A-B2"),
+    lhs=LHS,
     terms=(),
     hypotheses=(*_H1_STMT, *_H1_PROOF, _H1_COUPLING),
     assumptions=_A_T1,
@@ -542,12 +562,12 @@ THM1_PROOF = Result(
 )
 
 THM1_ROUND = Result(
-    PAPER,
-    "thm1",
-    "theorem",
-    "HERON-SFL Theorem 1: per-round inequality, eq. (48)",
-    Provenance(SEED, "Theorem 1, proof", "(48)", "App. A-B2"),
-    LHS_ROUND,
+    paper=PAPER,
+    label="thm1",
+    kind="theorem",
+    title="HERON-SFL Theorem 1: per-round inequality, eq. (48)",
+    provenance=Provenance(seed=SEED, label="Theorem 1, proof", equation="(48)", section="App. A-B2"),
+    lhs=LHS_ROUND,
     terms=_t1_terms(F_ROUND, drift_round),
     hypotheses=(*_H1_STMT, *_H1_PROOF),
     assumptions=_A_T1,
@@ -565,12 +585,14 @@ THM1_ROUND = Result(
 )
 
 THM1_SUM = Result(
-    PAPER,
-    "thm1",
-    "theorem",
-    "HERON-SFL Theorem 1: eq. (48) averaged over t = 1..T (explicit bound behind (49))",
-    Provenance(SEED, "Theorem 1, proof", "(48), summed as stated before (49)", "App. A-B2"),
-    LHS,
+    paper=PAPER,
+    label="thm1",
+    kind="theorem",
+    title="HERON-SFL Theorem 1: eq. (48) averaged over t = 1..T (explicit bound behind (49))",
+    provenance=Provenance(
+        seed=SEED, label="Theorem 1, proof", equation="(48), summed as stated before (49)", section="App. A-B2"
+    ),
+    lhs=LHS,
     terms=_t1_terms(F / T, delta),
     hypotheses=(*_H1_STMT, *_H1_PROOF),
     assumptions=_A_T1,
@@ -589,20 +611,24 @@ THM1_SUM = Result(
 )
 
 LEMMA3 = Result(
-    PAPER,
-    "lemma3",
-    "lemma",
-    "HERON-SFL Lemma 3: client model divergence over h local ZO steps",
-    Provenance(SEED, "Lemma 3", "(24)", "App. A-B1"),
-    "E_t[(1/N) sum_i sum_{m=1}^h ||theta_{c,i}^{t,m} - theta_c^t||^2], the local drift of one round",
+    paper=PAPER,
+    label="lemma3",
+    kind="lemma",
+    title="HERON-SFL Lemma 3: client model divergence over h local ZO steps",
+    provenance=Provenance(seed=SEED, label="Lemma 3", equation="(24)", section="App. A-B1"),
+    lhs="E_t[(1/N) sum_i sum_{m=1}^h ||theta_{c,i}^{t,m} - theta_c^t||^2], the local drift of one round",
     terms=(
-        Term("gradient", 3 * K**3 * eta_c**2 * gc2_round, "3h^3 eta_c^2 ||grad f_c(theta_c^t)||^2"),
-        Term("ZO second moment (G_c)", D * G_c2 * K**3 * eta_c**2 / batch, "d G_c^2 h^3 eta_c^2/B"),
-        Term("ZO bias (d^2)", D**2 * L**2 * lam**2 * K**3 * eta_c**2 / (4 * batch), "d^2 L^2 mu^2 h^3 eta_c^2/(4B)"),
+        Term(name="gradient", expr=3 * K**3 * eta_c**2 * gc2_round, meaning="3h^3 eta_c^2 ||grad f_c(theta_c^t)||^2"),
+        Term(name="ZO second moment (G_c)", expr=D * G_c2 * K**3 * eta_c**2 / batch, meaning="d G_c^2 h^3 eta_c^2/B"),
         Term(
-            "variance + bias",
-            (6 * sigma_c2 + 2 * lam**2 * L**2) * K**3 * eta_c**2 / 2,
-            "(6 sigma_c^2 + 2 mu^2 L^2) h^3 eta_c^2/2",
+            name="ZO bias (d^2)",
+            expr=D**2 * L**2 * lam**2 * K**3 * eta_c**2 / (4 * batch),
+            meaning="d^2 L^2 mu^2 h^3 eta_c^2/(4B)",
+        ),
+        Term(
+            name="variance + bias",
+            expr=(6 * sigma_c2 + 2 * lam**2 * L**2) * K**3 * eta_c**2 / 2,
+            meaning="(6 sigma_c^2 + 2 mu^2 L^2) h^3 eta_c^2/2",
         ),
     ),
     hypotheses=(
@@ -622,14 +648,14 @@ LEMMA3 = Result(
 )
 
 LEMMA4 = Result(
-    PAPER,
-    "lemma4",
-    "lemma",
-    "HERON-SFL Lemma 4: client-side contribution to the one-round descent",
-    Provenance(SEED, "Lemma 4", "(31), proved as (43)", "App. A-B1"),
-    "E_t[C], C = grad f(theta_c^t)^T (theta_c^{t+1} - theta_c^t) + (L/2)||theta_c^{t+1} - theta_c^t||^2",
+    paper=PAPER,
+    label="lemma4",
+    kind="lemma",
+    title="HERON-SFL Lemma 4: client-side contribution to the one-round descent",
+    provenance=Provenance(seed=SEED, label="Lemma 4", equation="(31), proved as (43)", section="App. A-B1"),
+    lhs="E_t[C], C = grad f(theta_c^t)^T (theta_c^{t+1} - theta_c^t) + (L/2)||theta_c^{t+1} - theta_c^t||^2",
     terms=(
-        Term("descent", -eta_c * K * gc2_round / 4, "-(eta_c h/4)||grad f_c(theta_c^t)||^2"),
+        Term(name="descent", expr=-eta_c * K * gc2_round / 4, meaning="-(eta_c h/4)||grad f_c(theta_c^t)||^2"),
         *_PHI_C,
     ),
     hypotheses=(*_H1_STMT, _H_40A, _H_GRAD, _H_ALPHA),
@@ -641,16 +667,24 @@ LEMMA4 = Result(
 )
 
 EQ45 = Result(
-    PAPER,
-    "eq45",
-    "lemma",
-    "HERON-SFL server-side contribution to the one-round descent, eq. (45)",
-    Provenance(SEED, "Theorem 1, proof", "(45)", "App. A-B2"),
-    "E_t[S], S = grad f(theta_s^t)^T (theta_s^{t+1} - theta_s^t) + (L/2)||theta_s^{t+1} - theta_s^t||^2",
+    paper=PAPER,
+    label="eq45",
+    kind="lemma",
+    title="HERON-SFL server-side contribution to the one-round descent, eq. (45)",
+    provenance=Provenance(seed=SEED, label="Theorem 1, proof", equation="(45)", section="App. A-B2"),
+    lhs="E_t[S], S = grad f(theta_s^t)^T (theta_s^{t+1} - theta_s^t) + (L/2)||theta_s^{t+1} - theta_s^t||^2",
     terms=(
-        Term("drift", eta_s * G_s2 * drift_round, "eta_s G_s^2 sum_i d_{c,i}^t (as printed in (45); (46) has /(2N))"),
-        Term("descent", -eta_s * (2 * M - 1) * gs2_round / 4, "-eta_s(2N-1)/4 ||grad f_s(theta_s^t)||^2"),
-        Term("server variance", L * M**2 * eta_s**2 * G_s2 / 2, "(L/2) N^2 eta_s^2 G_s^2"),
+        Term(
+            name="drift",
+            expr=eta_s * G_s2 * drift_round,
+            meaning="eta_s G_s^2 sum_i d_{c,i}^t (as printed in (45); (46) has /(2N))",
+        ),
+        Term(
+            name="descent",
+            expr=-eta_s * (2 * M - 1) * gs2_round / 4,
+            meaning="-eta_s(2N-1)/4 ||grad f_s(theta_s^t)||^2",
+        ),
+        Term(name="server variance", expr=L * M**2 * eta_s**2 * G_s2 / 2, meaning="(L/2) N^2 eta_s^2 G_s^2"),
     ),
     hypotheses=(
         _step("(45)(a) eta_s<=1/(NL)", eta_s, ONE / (M * L), r"\eta_s\le\frac{1}{NL}", where="App. A-B2, under (45)"),
@@ -674,12 +708,12 @@ _H2_STEP = _step(
 )
 _LAM_RULE = kappa ** R(1, 4) / ((M * T) ** R(1, 4) * (D + 3) ** R(3, 2))
 _H2_LAM = Hypothesis(
-    "mu<=kappa^(1/4)/((NT)^(1/4)(d+3)^(3/2))",
-    lam,
-    "<=",
-    _LAM_RULE,
-    "smoothing",
-    r"\mu\leq\frac{\sqrt[4]{\kappa}}{\sqrt[4]{NT}\,\sqrt{(d+3)^{3}}}",
+    name="mu<=kappa^(1/4)/((NT)^(1/4)(d+3)^(3/2))",
+    lhs=lam,
+    rel="<=",
+    rhs=_LAM_RULE,
+    kind="smoothing",
+    printed=r"\mu\leq\frac{\sqrt[4]{\kappa}}{\sqrt[4]{NT}\,\sqrt{(d+3)^{3}}}",
     where="Theorem 2; restated before (64)",
     note="makes mu^2 L^2 (d+3)^3/2 <= L^2 sqrt(kappa/(NT))/2 (Remark 3)",
 )
@@ -693,58 +727,70 @@ _H2_45A = _step(
     note="absent from the statement of Theorem 2",
 )
 _H2_VALID = Hypothesis(
-    "floor 2/delta: delta>0",
-    delta,
-    ">",
-    sp.Integer(0),
-    "validity",
-    r"\frac{2}{\delta}[\dots]",
+    name="floor 2/delta: delta>0",
+    lhs=delta,
+    rel=">",
+    rhs=sp.Integer(0),
+    kind="validity",
+    printed=r"\frac{2}{\delta}[\dots]",
     where="Theorem 2, eq. (15); (65)",
     note="the printed error floor divides by delta; it is infinite (void) when the drift bound is 0",
 )
-_DEF2 = (("eta_s", eta_c / (2 * M - 1)),)
-_T2_PROV = Provenance(SEED, "Theorem 2", "(15)", "Sec. V-A; proof in App. A-C")
+_DEF2 = (Default(name="eta_s", expr=eta_c / (2 * M - 1), rule="TODO(rule)"),)
+_T2_PROV = Provenance(seed=SEED, label="Theorem 2", equation="(15)", section="Sec. V-A; proof in App. A-C")
 
 _PHI_C2 = (
-    Term("ZO bias", eta_c * lam**2 * L**2 * (D + 3) ** 3 / 8, "eta_c mu^2 L^2 (d+3)^3/8"),
-    Term("ZO bias (L^4)", eta_c**2 * L**4 * lam**2 * D**3, "eta_c^2 L^4 mu^2 d^3"),
-    Term("Young term", eta_c**3 * L**2 * RHO**2, "eta_c^3 L^2 rho^2, rho = 1 + (d kappa + d - 2)/(d + 2)"),
-    Term("variance", eta_c**2 * L * RHO * (sigma_c2 + G_s2) / M, "eta_c^2 L rho (sigma^2 + G_s^2)/N"),
+    Term(name="ZO bias", expr=eta_c * lam**2 * L**2 * (D + 3) ** 3 / 8, meaning="eta_c mu^2 L^2 (d+3)^3/8"),
+    Term(name="ZO bias (L^4)", expr=eta_c**2 * L**4 * lam**2 * D**3, meaning="eta_c^2 L^4 mu^2 d^3"),
+    Term(
+        name="Young term",
+        expr=eta_c**3 * L**2 * RHO**2,
+        meaning="eta_c^3 L^2 rho^2, rho = 1 + (d kappa + d - 2)/(d + 2)",
+    ),
+    Term(name="variance", expr=eta_c**2 * L * RHO * (sigma_c2 + G_s2) / M, meaning="eta_c^2 L rho (sigma^2 + G_s^2)/N"),
 )
 
 
 def _t2_terms(descent: sp.Expr, drift: sp.Expr) -> tuple[Term, ...]:
     return (
-        Term("initialisation", descent / ETA_MIN2, "descent / eta_min, eta_min = min{eta_c/4, eta_s(2N-1)/4}"),
+        Term(
+            name="initialisation",
+            expr=descent / ETA_MIN2,
+            meaning="descent / eta_min, eta_min = min{eta_c/4, eta_s(2N-1)/4}",
+        ),
         *_scaled(_PHI_C2, ETA_MIN2, "over eta_min (Phi_c' of (59))"),
-        Term("drift", eta_s * G_s2 * drift / (2 * M * ETA_MIN2), "eta_s G_s^2 (drift)/(2N eta_min)"),
-        Term("server variance", L * M**2 * eta_s**2 * G_s2 / (2 * ETA_MIN2), "L N^2 eta_s^2 G_s^2/(2 eta_min)"),
+        Term(name="drift", expr=eta_s * G_s2 * drift / (2 * M * ETA_MIN2), meaning="eta_s G_s^2 (drift)/(2N eta_min)"),
+        Term(
+            name="server variance",
+            expr=L * M**2 * eta_s**2 * G_s2 / (2 * ETA_MIN2),
+            meaning="L N^2 eta_s^2 G_s^2/(2 eta_min)",
+        ),
     )
 
 
 _T2_NOTATION = {"sigma_c2": r"\sigma^2"}
 
 THM2 = Result(
-    PAPER,
-    "thm2",
-    "theorem",
-    "HERON-SFL convergence rate under low effective rank",
-    _T2_PROV,
-    LHS,
+    paper=PAPER,
+    label="thm2",
+    kind="theorem",
+    title="HERON-SFL convergence rate under low effective rank",
+    provenance=_T2_PROV,
+    lhs=LHS,
     terms=(),
     hypotheses=(
         _H2_STEP,
         _H2_LAM,
         _H2_45A,
         Hypothesis(
-            "(62) coupling eta_c/4 = (2N-1)eta_s/4",
-            eta_s,
-            "==",
-            eta_c / (2 * M - 1),
-            "coupling",
-            r"\eta\triangleq\eta_c/4=(2N-1)\eta_s/4",
-            "proof",
-            "App. A-C1, before (62)",
+            name="(62) coupling eta_c/4 = (2N-1)eta_s/4",
+            lhs=eta_s,
+            rel="==",
+            rhs=eta_c / (2 * M - 1),
+            kind="coupling",
+            printed=r"\eta\triangleq\eta_c/4=(2N-1)\eta_s/4",
+            source="proof",
+            where="App. A-C1, before (62)",
             note="(62)-(64) are derived at this coupling; eta_s defaults to it",
         ),
         _H2_VALID,
@@ -766,12 +812,12 @@ THM2 = Result(
 )
 
 THM2_ROUND = Result(
-    PAPER,
-    "thm2",
-    "theorem",
-    "HERON-SFL Theorem 2: per-round inequality, eq. (60)",
-    Provenance(SEED, "Theorem 2, proof", "(60)", "App. A-C1"),
-    LHS_ROUND,
+    paper=PAPER,
+    label="thm2",
+    kind="theorem",
+    title="HERON-SFL Theorem 2: per-round inequality, eq. (60)",
+    provenance=Provenance(seed=SEED, label="Theorem 2, proof", equation="(60)", section="App. A-C1"),
+    lhs=LHS_ROUND,
     terms=_t2_terms(F_ROUND, drift_round),
     hypotheses=(_H2_STEP, _H2_LAM, _H2_45A),
     assumptions=_A_T2,
@@ -789,12 +835,12 @@ THM2_ROUND = Result(
 )
 
 THM2_SUM = Result(
-    PAPER,
-    "thm2",
-    "theorem",
-    "HERON-SFL Theorem 2: bound summed over rounds, eq. (61)",
-    Provenance(SEED, "Theorem 2, proof", "(61)", "App. A-C1"),
-    LHS,
+    paper=PAPER,
+    label="thm2",
+    kind="theorem",
+    title="HERON-SFL Theorem 2: bound summed over rounds, eq. (61)",
+    provenance=Provenance(seed=SEED, label="Theorem 2, proof", equation="(61)", section="App. A-C1"),
+    lhs=LHS,
     terms=_t2_terms(F / T, delta),
     hypotheses=(_H2_STEP, _H2_LAM, _H2_45A),
     assumptions=_A_T2,
@@ -812,31 +858,39 @@ THM2_SUM = Result(
 )
 
 THM2_PROOF = Result(
-    PAPER,
-    "thm2",
-    "theorem",
-    "HERON-SFL Theorem 2: the bound before the O step, eq. (62)",
-    Provenance(SEED, "Theorem 2, proof", "(62)", "App. A-C1"),
-    LHS,
+    paper=PAPER,
+    label="thm2",
+    kind="theorem",
+    title="HERON-SFL Theorem 2: the bound before the O step, eq. (62)",
+    provenance=Provenance(seed=SEED, label="Theorem 2, proof", equation="(62)", section="App. A-C1"),
+    lhs=LHS,
     terms=(
-        Term("initialisation", F / (eta * T), "(f(theta_g^1) - f(theta_g^{T+1}))/(eta T)"),
-        Term("ZO bias", lam**2 * L**2 * (D + 3) ** 3 / 2, "mu^2 L^2 (d+3)^3/2"),
+        Term(name="initialisation", expr=F / (eta * T), meaning="(f(theta_g^1) - f(theta_g^{T+1}))/(eta T)"),
+        Term(name="ZO bias", expr=lam**2 * L**2 * (D + 3) ** 3 / 2, meaning="mu^2 L^2 (d+3)^3/2"),
         Term(
-            "drift",
-            2 * G_s2 * delta / (M * (2 * M - 1)),
-            "2 G_s^2/(N(2N-1)) sum_i d_{c,i}^t, with Assumption 4's delta",
+            name="drift",
+            expr=2 * G_s2 * delta / (M * (2 * M - 1)),
+            meaning="2 G_s^2/(N(2N-1)) sum_i d_{c,i}^t, with Assumption 4's delta",
         ),
-        Term("server variance", eta * 8 * L * M**2 * G_s2 / (2 * M - 1) ** 2, "eta 8 L N^2 G_s^2/(2N-1)^2"),
         Term(
-            "ZO bias (L^4)",
-            eta * 6 * L**4 * lam**2 * D**3,
-            "eta 6 L^4 mu^2 d^3, as the TeX prints it (16 in the rendered text)",
+            name="server variance",
+            expr=eta * 8 * L * M**2 * G_s2 / (2 * M - 1) ** 2,
+            meaning="eta 8 L N^2 G_s^2/(2N-1)^2",
         ),
-        Term("variance", eta * 16 * L * RHO * (sigma_c2 + G_s2) / M, "eta (16L/N) rho (sigma^2 + G_s^2)"),
         Term(
-            "Young term",
-            eta**2 * 4 * L**2 * RHO**2,
-            "eta^2 4 L^2 rho^2, as the TeX prints it (64 in the rendered text)",
+            name="ZO bias (L^4)",
+            expr=eta * 6 * L**4 * lam**2 * D**3,
+            meaning="eta 6 L^4 mu^2 d^3, as the TeX prints it (16 in the rendered text)",
+        ),
+        Term(
+            name="variance",
+            expr=eta * 16 * L * RHO * (sigma_c2 + G_s2) / M,
+            meaning="eta (16L/N) rho (sigma^2 + G_s^2)",
+        ),
+        Term(
+            name="Young term",
+            expr=eta**2 * 4 * L**2 * RHO**2,
+            meaning="eta^2 4 L^2 rho^2, as the TeX prints it (64 in the rendered text)",
         ),
     ),
     hypotheses=(
@@ -844,25 +898,25 @@ THM2_PROOF = Result(
         _H2_LAM,
         _H2_45A,
         Hypothesis(
-            "(62) coupling eta = eta_c/4",
-            eta_c,
-            "==",
-            4 * eta,
-            "coupling",
-            r"\eta\triangleq\eta_c/4",
-            "proof",
-            "App. A-C1, before (62)",
+            name="(62) coupling eta = eta_c/4",
+            lhs=eta_c,
+            rel="==",
+            rhs=4 * eta,
+            kind="coupling",
+            printed=r"\eta\triangleq\eta_c/4",
+            source="proof",
+            where="App. A-C1, before (62)",
             note="eta_c defaults to 4 eta",
         ),
         Hypothesis(
-            "(62) coupling eta = (2N-1)eta_s/4",
-            eta_s,
-            "==",
-            4 * eta / (2 * M - 1),
-            "coupling",
-            r"\eta\triangleq(2N-1)\eta_s/4",
-            "proof",
-            "App. A-C1, before (62)",
+            name="(62) coupling eta = (2N-1)eta_s/4",
+            lhs=eta_s,
+            rel="==",
+            rhs=4 * eta / (2 * M - 1),
+            kind="coupling",
+            printed=r"\eta\triangleq(2N-1)\eta_s/4",
+            source="proof",
+            where="App. A-C1, before (62)",
             note="eta_s defaults to 4 eta/(2N-1)",
         ),
     ),
@@ -870,7 +924,11 @@ THM2_PROOF = Result(
     edition="proof",
     statement=r"\frac{f(\bm{\theta}_{\text{g}}^{1})-f(\bm{\theta}_{\text{g}}^{T+1})}{\eta T}+\frac{\mu^{2}L^{2}}{2}(d+3)^{3}+\frac{2G_{s}^{2}}{N(2N-1)}\sum\nolimits_{i=1}^{N}d_{c,i}^{t}+\eta\big[\frac{8LN^{2}G_{s}^{2}}{(2N-1)^{2}}+6L^{4}\mu^{2}d^{3}+\frac{16L}{N}\big(1+\frac{d\kappa+d-2}{d+2}\big)(\sigma^{2}+G_{s}^{2})\big]+\eta^{2}\big[4L^{2}\big(1+\frac{d\kappa+d-2}{d+2}\big)^{2}\big]",
     step="eta",
-    defaults=(("eta", eta_c / 4), ("eta_c", 4 * eta), ("eta_s", 4 * eta / (2 * M - 1))),
+    defaults=(
+        Default(name="eta", expr=eta_c / 4, rule="TODO(rule)"),
+        Default(name="eta_c", expr=4 * eta, rule="TODO(rule)"),
+        Default(name="eta_s", expr=4 * eta / (2 * M - 1), rule="TODO(rule)"),
+    ),
     discrepancies=_T2_DISC,
     notes=(
         "eta = eta_c/4 = (2N-1) eta_s/4: give eta, or eta_c (then eta = eta_c/4), or all three.",
@@ -881,19 +939,25 @@ THM2_PROOF = Result(
 )
 
 THM2_FLOOR = Result(
-    PAPER,
-    "thm2",
-    "theorem",
-    "HERON-SFL Theorem 2: the explicit error floor C_err of (15), eq. (65)",
-    Provenance(SEED, "Theorem 2", "(15), defined as C_err in (65)", "Sec. V-A; App. A-C1"),
-    "C_err, the constant error floor of (15) (the part of the bound that is not O-form)",
+    paper=PAPER,
+    label="thm2",
+    kind="theorem",
+    title="HERON-SFL Theorem 2: the explicit error floor C_err of (15), eq. (65)",
+    provenance=Provenance(
+        seed=SEED, label="Theorem 2", equation="(15), defined as C_err in (65)", section="Sec. V-A; App. A-C1"
+    ),
+    lhs="C_err, the constant error floor of (15) (the part of the bound that is not O-form)",
     terms=(
         Term(
-            "drift floor",
-            2 / _Float64(delta) * 2 * G_s2 * Delta_drift / (M * (2 * M - 1)),
-            "(2/delta) 2 G_s^2 Delta/(N(2N-1))",
+            name="drift floor",
+            expr=2 / _Float64(delta) * 2 * G_s2 * Delta_drift / (M * (2 * M - 1)),
+            meaning="(2/delta) 2 G_s^2 Delta/(N(2N-1))",
         ),
-        Term("smoothing floor", 2 / _Float64(delta) * lam**2 * L**2 * (D + 3) ** 3 / 2, "(2/delta) mu^2 L^2 (d+3)^3/2"),
+        Term(
+            name="smoothing floor",
+            expr=2 / _Float64(delta) * lam**2 * L**2 * (D + 3) ** 3 / 2,
+            meaning="(2/delta) mu^2 L^2 (d+3)^3/2",
+        ),
     ),
     hypotheses=(_H2_LAM, _H2_VALID),
     assumptions=_A_T2,
@@ -909,13 +973,13 @@ THM2_FLOOR = Result(
 )
 
 LEMMA5 = Result(
-    PAPER,
-    "lemma5",
-    "lemma",
-    "HERON-SFL Lemma 5: client-side contribution under low effective rank",
-    Provenance(SEED, "Lemma 5", "(51)", "App. A-C"),
-    "E[C], the client-side contribution to the one-round descent",
-    terms=(Term("descent", -eta_c * gc2_round / 4, "-(eta_c/4)||grad f_c(theta_c^t)||^2"), *_PHI_C2),
+    paper=PAPER,
+    label="lemma5",
+    kind="lemma",
+    title="HERON-SFL Lemma 5: client-side contribution under low effective rank",
+    provenance=Provenance(seed=SEED, label="Lemma 5", equation="(51)", section="App. A-C"),
+    lhs="E[C], the client-side contribution to the one-round descent",
+    terms=(Term(name="descent", expr=-eta_c * gc2_round / 4, meaning="-(eta_c/4)||grad f_c(theta_c^t)||^2"), *_PHI_C2),
     assumptions=_A_T2,
     statement=r"-\frac{\eta_{c}}{4}\|\nabla f_{c}(\bm{\theta}_{c}^{t})\|^{2}+\frac{\eta_{c}\mu^{2}L^{2}}{8}(d+3)^{3}+\eta_{c}^{2}L^{4}\mu^{2}d^{3}+\eta_{c}^{3}L^{2}\rho^{2}+\frac{\eta_{c}^{2}L\rho}{N}(\sigma^{2}+G_{s}^{2})",
     discrepancies=(_DISC_T2_H, _DISC_T2_GS, _DISC_T2_REFS, _DISC_T2_STEP, _DISC_DIM),
@@ -929,45 +993,49 @@ LEMMA5 = Result(
 
 # ---------------------------------------------------------------------------------------------------
 # Table I: client-side resource costs per local update
-_TAB_PROV = Provenance(SEED, "Table I", None, "Sec. V-B")
+_TAB_PROV = Provenance(seed=SEED, label="Table I", equation=None, section="Sec. V-B")
 _DISC_TAB_PQ = Discrepancy(
-    "Table I vs Sec. IV step 2: smashed-data upload per local update",
-    r"pq\ \text{per local update}",
-    r"pq/k\ \text{per local update (upload every }k\text{ local steps); }2(|\theta_c|+|\theta_a|)\text{ once per round}",
-    "Sec. IV says clients upload smashed data every k local steps and exchange models once per round (every h steps); "
+    where="Table I vs Sec. IV step 2: smashed-data upload per local update",
+    printed=r"pq\ \text{per local update}",
+    expected=r"pq/k\ \text{per local update (upload every }k\text{ local steps); }2(|\theta_c|+|\theta_a|)\text{ once per round}",
+    note="Sec. IV says clients upload smashed data every k local steps and exchange models once per round (every h steps); "
     "Table I charges both to every local update. Encoded as printed.",
 )
 _DISC_TAB_NP = Discrepancy(
-    "Table I vs Sec. V-B3: HERON-SFL FLOPs",
-    r"n_p(F_c+F_a)\ (n_p\text{ undefined})",
-    r"2(F_c+F_a)\ \text{for the two-point estimator}",
-    "n_p is never defined; V-B3 prices the standard two-point estimator at 2(F_c+F_a), so n_p defaults to 2. "
+    where="Table I vs Sec. V-B3: HERON-SFL FLOPs",
+    printed=r"n_p(F_c+F_a)\ (n_p\text{ undefined})",
+    expected=r"2(F_c+F_a)\ \text{for the two-point estimator}",
+    note="n_p is never defined; V-B3 prices the standard two-point estimator at 2(F_c+F_a), so n_p defaults to 2. "
     "V-B3 also writes 'CSE-SFL' for CSE-FSL.",
 )
 _DISC_TAB_MEM = Discrepancy(
-    "Table I / Sec. V-B2: HERON-SFL peak memory",
-    r"\mathcal O(1)\ \text{'matching inference cost'}",
-    r"\text{inference memory, which holds the }|\theta_c|+|\theta_a|\text{ parameters}",
-    "O(1) counts only the training overhead beyond inference; Table II reports 259.44 MB.",
+    where="Table I / Sec. V-B2: HERON-SFL peak memory",
+    printed=r"\mathcal O(1)\ \text{'matching inference cost'}",
+    expected=r"\text{inference memory, which holds the }|\theta_c|+|\theta_a|\text{ parameters}",
+    note="O(1) counts only the training overhead beyond inference; Table II reports 259.44 MB.",
 )
 _TAB_NOTES = (
     "p ('data size of one local batch') is encoded as batch: pq is the smashed data of one batch, q per sample.",
     "|theta_c| -> d_c, |theta_a| -> d_aux, F_c -> flops_c, F_a -> flops_a.",
 )
 _COMM_DECOUPLED = (
-    Term("smashed upload", batch * q_smash, "pq: upload of the smashed data of one batch"),
-    Term("model exchange", 2 * (d_c + d_aux), "2(|theta_c| + |theta_a|): client and auxiliary model up and down"),
+    Term(name="smashed upload", expr=batch * q_smash, meaning="pq: upload of the smashed data of one batch"),
+    Term(
+        name="model exchange",
+        expr=2 * (d_c + d_aux),
+        meaning="2(|theta_c| + |theta_a|): client and auxiliary model up and down",
+    ),
 )
 
 
 def _table(label: str, title: str, lhs: str, terms: tuple[Term, ...], statement: str, **kw: object) -> Result:
     return Result(
-        PAPER,
-        label,
-        "model",
-        title,
-        _TAB_PROV,
-        lhs,
+        paper=PAPER,
+        label=label,
+        kind="model",
+        title=title,
+        provenance=_TAB_PROV,
+        lhs=lhs,
         terms=terms,
         statement=statement,
         discrepancies=(_DISC_TAB_PQ, _DISC_TAB_NP, _DISC_TAB_MEM),
@@ -989,11 +1057,11 @@ TABLE1 = (
         "Table I: HERON-SFL client FLOPs per local update",
         "client FLOPs per local update (HERON-SFL)",
         (
-            Term("client forward passes", n_p * flops_c, "n_p F_c"),
-            Term("auxiliary forward passes", n_p * flops_a, "n_p F_a"),
+            Term(name="client forward passes", expr=n_p * flops_c, meaning="n_p F_c"),
+            Term(name="auxiliary forward passes", expr=n_p * flops_a, meaning="n_p F_a"),
         ),
         r"n_{p}(F_{c}+F_{a})",
-        defaults=(("n_p", sp.Integer(2)),),
+        defaults=(Default(name="n_p", expr=sp.Integer(2), rule="TODO(rule)"),),
     ),
     _table(
         "table1_memory",
@@ -1015,7 +1083,10 @@ TABLE1 = (
         "table1_flops_cse_fsl",
         "Table I: CSE-FSL client FLOPs per local update",
         "client FLOPs per local update (CSE-FSL: forward + backward = 3 forwards)",
-        (Term("client forward+backward", 3 * flops_c, "3F_c"), Term("auxiliary forward+backward", 3 * flops_a, "3F_a")),
+        (
+            Term(name="client forward+backward", expr=3 * flops_c, meaning="3F_c"),
+            Term(name="auxiliary forward+backward", expr=3 * flops_a, meaning="3F_a"),
+        ),
         r"3(F_{c}+F_{a})",
     ),
     _table(
@@ -1032,8 +1103,8 @@ TABLE1 = (
         "Table I: SFLV1/V2 communication per client per local update",
         "client communication per local update (SFLV1/V2), in transmitted numbers",
         (
-            Term("smashed upload + gradient download", 2 * batch * q_smash, "2pq"),
-            Term("model exchange", 2 * d_c, "2|theta_c|"),
+            Term(name="smashed upload + gradient download", expr=2 * batch * q_smash, meaning="2pq"),
+            Term(name="model exchange", expr=2 * d_c, meaning="2|theta_c|"),
         ),
         r"2pq+2|\bm{\theta}_{c}|",
     ),
@@ -1041,7 +1112,7 @@ TABLE1 = (
         "table1_flops_sfl",
         "Table I: SFLV1/V2 client FLOPs per local update",
         "client FLOPs per local update (SFLV1/V2: forward + backward = 3 forwards)",
-        (Term("client forward+backward", 3 * flops_c, "3F_c"),),
+        (Term(name="client forward+backward", expr=3 * flops_c, meaning="3F_c"),),
         r"3F_{c}",
     ),
     _table(

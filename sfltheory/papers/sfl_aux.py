@@ -45,8 +45,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..assumptions import Assumption
-from ..result import Discrepancy, Hypothesis, Provenance, Result, Term
+from .. import variants as var
+from ..assumptions import Assumption, Pick
+from ..defaults import Default
+from ..result import Discrepancy, Hypothesis, Provenance, Relation, Result, Source, Term
 from ..vocabulary import symbols
 
 SEED = "004_1446912755864da9.txt"
@@ -61,27 +63,49 @@ R = sp.Rational
 # ---------------------------------------------------------------------------------------------------
 # Assumptions as the paper states them (Sec. 4).
 SMOOTHNESS_CS = Assumption(
-    "sfl_aux_smoothness",
-    "L-smoothness of the client-side and server-side losses (Assumption 1)",
-    r"\|\nabla F^c(x_C)-\nabla F^c(y_C)\|\le L\|x_C-y_C\|,\ \|\nabla F^s(x_S)-\nabla F^s(y_S)\|\le L\|x_S-y_S\|",
-    ("L",),
+    key="sfl_aux_smoothness",
+    name="L-smoothness of the client-side and server-side losses (Assumption 1)",
+    statement=r"\|\nabla F^c(x_C)-\nabla F^c(y_C)\|\le L\|x_C-y_C\|,\ \|\nabla F^s(x_S)-\nabla F^s(y_S)\|\le L\|x_S-y_S\|",
+    introduces=("L",),
     note="stated for the global F^c and F^s; the proofs apply it to every F_i^c and F_i^s (see discrepancy)",
+    picks=(
+        Pick(
+            name="L",
+            keys=(var.either(var.key("L", var.CLIENT), var.key("L", var.SERVER)), "L"),
+            why="max of the client- and server-block top eigenvalues",
+        ),
+    ),
 )
 UNBIASED = Assumption(
-    "sfl_aux_unbiased",
-    "unbiased local gradient estimators (Assumption 2)",
-    r"\mathbb E_{\xi\in D_i}[\nabla F_i^c(x_C;\xi)]=\nabla F_i^c(x_C),\ "
+    key="sfl_aux_unbiased",
+    name="unbiased local gradient estimators (Assumption 2)",
+    statement=r"\mathbb E_{\xi\in D_i}[\nabla F_i^c(x_C;\xi)]=\nabla F_i^c(x_C),\ "
     r"\mathbb E_{\xi\in D_i}[\nabla F_i^s(x_S;z_{f,i}(x_C;\xi))]=\nabla F_i^s(x_S)",
 )
 LOCAL_GLOBAL_VARIANCE = Assumption(
-    "sfl_aux_local_global_variance",
-    "bounded local and global variance, client and server side (Assumption 3)",
-    r"\mathbb E\|\nabla F_i^c(x_C;\xi)-\nabla F_i^c(x_C)\|^2\le\sigma_L^2,\ "
+    key="sfl_aux_local_global_variance",
+    name="bounded local and global variance, client and server side (Assumption 3)",
+    statement=r"\mathbb E\|\nabla F_i^c(x_C;\xi)-\nabla F_i^c(x_C)\|^2\le\sigma_L^2,\ "
     r"\mathbb E\|\nabla F_i^c(x_C)-\nabla F^c(x_C)\|^2\le\sigma_G^2,\ "
     r"\mathbb E\|\nabla F_i^s(x_S;\xi)-\nabla F_i^s(x_S)\|^2\le\sigma_L^2,\ "
     r"\mathbb E\|\nabla F_i^s(x_S)-\nabla F^s(x_S)\|^2\le\sigma_G^2",
-    ("sigma2", "eps2"),
+    introduces=("sigma2", "eps2"),
     note="sigma_L^2 -> sigma2 (per-sample variance of each client), sigma_G^2 -> eps2 (heterogeneity, in expectation)",
+    picks=(
+        Pick(
+            name="sigma2",
+            keys=(var.either("sigma_c2", "sigma_s2"), "sigma2"),
+            why="sigma_L^2: per part, in expectation; max of the parts",
+        ),
+        Pick(
+            name="eps2",
+            keys=(
+                var.either(var.key("eps2", var.MEAN, var.CLIENT), var.key("eps2", var.MEAN, var.SERVER)),
+                var.key("eps2", var.MEAN),
+            ),
+            why="sigma_G^2: in expectation over clients",
+        ),
+    ),
 )
 _ASSUMPTIONS = (SMOOTHNESS_CS, UNBIASED, LOCAL_GLOBAL_VARIANCE)
 
@@ -132,41 +156,59 @@ def _step(
     printed: str,
     *,
     where: str,
-    source: str = "statement",
+    source: Source = "statement",
     group: str = "",
     note: str = "",
-    rel: str = "<=",
+    rel: Relation = "<=",
 ) -> Hypothesis:
-    return Hypothesis(name, lhs, rel, rhs, "step_size", printed, source, where, group, note)  # type: ignore[arg-type]
+    return Hypothesis(
+        name=name,
+        lhs=lhs,
+        rel=rel,
+        rhs=rhs,
+        kind="step_size",
+        printed=printed,
+        source=source,
+        where=where,
+        group=group,
+        note=note,
+    )
 
 
 def _validity(
-    name: str, lhs: sp.Expr, rel: str, rhs: sp.Expr, printed: str, *, where: str, source: str, note: str
+    name: str, lhs: sp.Expr, rel: Relation, rhs: sp.Expr, printed: str, *, where: str, source: Source, note: str
 ) -> Hypothesis:
-    return Hypothesis(name, lhs, rel, rhs, "validity", printed, source, where, note=note)  # type: ignore[arg-type]
+    return Hypothesis(
+        name=name, lhs=lhs, rel=rel, rhs=rhs, kind="validity", printed=printed, source=source, where=where, note=note
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
 # Discrepancies shared by all results
 _D_SMOOTH = Discrepancy(
-    "Assumption 1 vs the proofs (steps (a_4), (a'_6), (b_4), (b_14))",
-    r"\|\nabla F^c(x_C)-\nabla F^c(y_C)\|\le L\|x_C-y_C\|\ (\text{global } F^c, F^s)",
-    r"\|\nabla F_i^c(x)-\nabla F_i^c(y)\|\le L\|x-y\|\ \forall i\ (\text{and the same for } F_i^s)",
-    "the proofs bound ||grad F_i(x_i) - grad F_i(xbar)|| by L||x_i - xbar|| for every client, which the global "
+    where="Assumption 1 vs the proofs (steps (a_4), (a'_6), (b_4), (b_14))",
+    printed=r"\|\nabla F^c(x_C)-\nabla F^c(y_C)\|\le L\|x_C-y_C\|\ (\text{global } F^c, F^s)",
+    expected=r"\|\nabla F_i^c(x)-\nabla F_i^c(y)\|\le L\|x-y\|\ \forall i\ (\text{and the same for } F_i^s)",
+    note="the proofs bound ||grad F_i(x_i) - grad F_i(xbar)|| by L||x_i - xbar|| for every client, which the global "
     "smoothness of Assumption 1 does not give.",
 )
 _D_XSTAR = Discrepancy(
-    "definition of x^* in Theorems 1-4 vs the telescoping sums (A16), (A34), (A45), (A59)",
-    r"F(x^0)-F(x^*),\ x^*=\operatorname{argmin}_{x^t,t\in[T]}\mathbb E\|\nabla F(x^t)\|^2",
-    r"F(x^0)-\mathbb E F(x^T)\ (\le F(x^0)-\inf F)",
-    "summing the per-window descent telescopes to the last iterate, not to the iterate with the smallest "
+    where="definition of x^* in Theorems 1-4 vs the telescoping sums (A16), (A34), (A45), (A59)",
+    printed=r"F(x^0)-F(x^*),\ x^*=\operatorname{argmin}_{x^t,t\in[T]}\mathbb E\|\nabla F(x^t)\|^2",
+    expected=r"F(x^0)-\mathbb E F(x^T)\ (\le F(x^0)-\inf F)",
+    note="summing the per-window descent telescopes to the last iterate, not to the iterate with the smallest "
     "gradient; the encoded F = f(x^0) - f^* bounds the telescoped quantity.",
 )
 _COMMON_DISC = (_D_SMOOTH, _D_XSTAR)
 
 # ---------------------------------------------------------------------------------------------------
 # Client side: Theorem 1 / A1 (full participation)
-_T1 = Provenance(SEED, "Theorem 1", None, "Sec. 4.1; restated as Theorem A1, App. A.1 (proof ends at (A21))")
+_T1 = Provenance(
+    seed=SEED,
+    label="Theorem 1",
+    equation=None,
+    section="Sec. 4.1; restated as Theorem A1, App. A.1 (proof ends at (A21))",
+)
 
 _CLIENT_STEP = _step(
     "mu_L<=1/(lLK2^(1.15l+1.85))",
@@ -189,7 +231,7 @@ _REDDI = _step(
 
 
 def _gamma_hyps(
-    gamma: sp.Expr, ascii_name: str, tag: str, where: str, source: str, note: str, *, with_step: bool
+    gamma: sp.Expr, ascii_name: str, tag: str, where: str, source: Source, note: str, *, with_step: bool
 ) -> tuple[Hypothesis, ...]:
     """The denominator 1 - Gamma lambda_2 must be positive: a validity condition (the bound is void
     otherwise), and, where SymPy gives up on it quickly, also a step-size condition (Gamma lambda_2 increases
@@ -225,75 +267,75 @@ _T1_GAMMA = _gamma_hyps(
 )
 
 _D_A12 = Discrepancy(
-    "(A12), constant term of the bound on A_1 (from (a_4) and (A11))",
-    r"\frac{5K^2\mu_L^2lL^2}{2}(\sigma_L^2+6K\sigma_G^2)",
-    r"\frac{5K^2\mu_L^2l^2L^2}{2}(\sigma_L^2+6K\sigma_G^2)",
-    "(a_4) carries the factor l L^2/(2m) in front of sum_i sum_j sum_k y_2, and (A11) bounds each (j, k) term, so "
+    where="(A12), constant term of the bound on A_1 (from (a_4) and (A11))",
+    printed=r"\frac{5K^2\mu_L^2lL^2}{2}(\sigma_L^2+6K\sigma_G^2)",
+    expected=r"\frac{5K^2\mu_L^2l^2L^2}{2}(\sigma_L^2+6K\sigma_G^2)",
+    note="(a_4) carries the factor l L^2/(2m) in front of sum_i sum_j sum_k y_2, and (A11) bounds each (j, k) term, so "
     "the sum over j adds a second factor l. Carried through, Theorem 1's 5K mu_L^2 L^2 (sigma_L^2 + 6K sigma_G^2) "
     "and Theorem 2's 5K mu_L^2 L^2 sigma_L^2 and 30 K^2 mu_L^2 L^2 sigma_G^2 should each carry a factor l; the "
     "printed bounds are smaller than what the proof gives when l > 1.",
 )
 _D_L_TYPO = Discrepancy(
-    "(A6) step (a_3) and (A15) step (a_14)",
-    r"\frac{LL^2}{2m}\ \text{at } (a_3),\ \frac{4KL}{m}\ \text{at } (a_{14})",
-    r"\frac{l}{2m}\ \text{at } (a_3),\ \frac{lL^2}{2m}\ \text{at } (a_4),\ \frac{4Kl}{m}\ \text{at } (a_{14})",
-    "the count l of rounds per window is printed as a capital L (and L^2 appears before smoothness is used); "
+    where="(A6) step (a_3) and (A15) step (a_14)",
+    printed=r"\frac{LL^2}{2m}\ \text{at } (a_3),\ \frac{4KL}{m}\ \text{at } (a_{14})",
+    expected=r"\frac{l}{2m}\ \text{at } (a_3),\ \frac{lL^2}{2m}\ \text{at } (a_4),\ \frac{4Kl}{m}\ \text{at } (a_{14})",
+    note="the count l of rounds per window is printed as a capital L (and L^2 appears before smoothness is used); "
     "the next lines ((a_16): 4(K^2 l^2 + ...)) use l.",
 )
 _D_GAMMA_EDGE = Discrepancy(
-    "Theorem 1 step condition vs 'we have Gamma lambda_2 < 1' (before (A21))",
-    r"\mu_L\le\frac{1}{lLK2^{1.15l+1.85}}\Rightarrow\Gamma\lambda_2<1",
-    r"\Gamma\lambda_2=0.96875+0.234375/K\ \text{at } l=1,\ \mu_L=\frac{1}{8LK}",
-    "for l = 1 and K <= 7 the printed condition admits step sizes with Gamma lambda_2 >= 1, where 1 - Gamma "
+    where="Theorem 1 step condition vs 'we have Gamma lambda_2 < 1' (before (A21))",
+    printed=r"\mu_L\le\frac{1}{lLK2^{1.15l+1.85}}\Rightarrow\Gamma\lambda_2<1",
+    expected=r"\Gamma\lambda_2=0.96875+0.234375/K\ \text{at } l=1,\ \mu_L=\frac{1}{8LK}",
+    note="for l = 1 and K <= 7 the printed condition admits step sizes with Gamma lambda_2 >= 1, where 1 - Gamma "
     "lambda_2 <= 0 and the bound is void (at K = 1: Gamma = 1.203125). For l >= 2 the claim holds "
     "(Gamma lambda_2 ~ 0.43 at l = 2). Encoded as the validity condition plus a step-size branch.",
 )
 
 THM1 = Result(
-    PAPER,
-    "thm1",
-    "theorem",
-    "Client-side model, full participation",
-    _T1,
-    LHS_CLIENT,
+    paper=PAPER,
+    label="thm1",
+    kind="theorem",
+    title="Client-side model, full participation",
+    provenance=_T1,
+    lhs=LHS_CLIENT,
     terms=(
         Term(
-            "initialisation",
-            2 * F / (ONE_MINUS * eta_l * K * T),
-            "2(F^c(x^0) - F^c(x^*))/((1 - Gamma lambda_2) mu_L K T)",
+            name="initialisation",
+            expr=2 * F / (ONE_MINUS * eta_l * K * T),
+            meaning="2(F^c(x^0) - F^c(x^*))/((1 - Gamma lambda_2) mu_L K T)",
         ),
         Term(
-            "drift variance (Phi_1)",
-            5 * K * eta_l**2 * L**2 * sigma2 / ONE_MINUS,
-            "5K mu_L^2 L^2 sigma_L^2/(1 - Gamma lambda_2): first part of Phi_1",
+            name="drift variance (Phi_1)",
+            expr=5 * K * eta_l**2 * L**2 * sigma2 / ONE_MINUS,
+            meaning="5K mu_L^2 L^2 sigma_L^2/(1 - Gamma lambda_2): first part of Phi_1",
         ),
         Term(
-            "drift heterogeneity (Phi_1)",
-            30 * K**2 * eta_l**2 * L**2 * eps2 / ONE_MINUS,
-            "5K mu_L^2 L^2 * 6K sigma_G^2/(1 - Gamma lambda_2): first part of Phi_1",
+            name="drift heterogeneity (Phi_1)",
+            expr=30 * K**2 * eta_l**2 * L**2 * eps2 / ONE_MINUS,
+            meaning="5K mu_L^2 L^2 * 6K sigma_G^2/(1 - Gamma lambda_2): first part of Phi_1",
         ),
         Term(
-            "update variance (Phi_1)",
-            4
+            name="update variance (Phi_1)",
+            expr=4
             * (L * eta_l + eta_l**2 * K * L**2 * (ell - 1))
             * (K * ell + 5 * L**2 * K**2 * ell * eta_l**2)
             * sigma2
             / ONE_MINUS,
-            "(4L mu_L + 4 mu_L^2 K L^2 (l-1))(Kl + 5L^2K^2 l mu_L^2) sigma_L^2/(1 - Gamma lambda_2): second part of Phi_1",
+            meaning="(4L mu_L + 4 mu_L^2 K L^2 (l-1))(Kl + 5L^2K^2 l mu_L^2) sigma_L^2/(1 - Gamma lambda_2): second part of Phi_1",
         ),
         Term(
-            "update heterogeneity (Phi_1)",
-            4
+            name="update heterogeneity (Phi_1)",
+            expr=4
             * (L * eta_l + eta_l**2 * K * L**2 * (ell - 1))
             * (K * ell + 30 * L**2 * K**3 * ell * eta_l**2)
             * eps2
             / ONE_MINUS,
-            "(4L mu_L + 4 mu_L^2 K L^2 (l-1))(Kl + 30L^2K^3 l mu_L^2) sigma_G^2/(1 - Gamma lambda_2): second part of Phi_1",
+            meaning="(4L mu_L + 4 mu_L^2 K L^2 (l-1))(Kl + 30L^2K^3 l mu_L^2) sigma_G^2/(1 - Gamma lambda_2): second part of Phi_1",
         ),
         Term(
-            "gradient growth",
-            GAMMA * LAMBDA_1 / ONE_MINUS,
-            "Gamma lambda_1/(1 - Gamma lambda_2): growth of the gradient within a window of l rounds",
+            name="gradient growth",
+            expr=GAMMA * LAMBDA_1 / ONE_MINUS,
+            meaning="Gamma lambda_1/(1 - Gamma lambda_2): growth of the gradient within a window of l rounds",
         ),
     ),
     hypotheses=(_CLIENT_STEP, *_T1_GAMMA, _REDDI),
@@ -320,7 +362,12 @@ THM1 = Result(
 
 # ---------------------------------------------------------------------------------------------------
 # Client side: Theorem 2 / A2 (partial participation)
-_T2 = Provenance(SEED, "Theorem 2", None, "Sec. 4.1; restated as Theorem A2, App. A.1 (proof ends at (A36))")
+_T2 = Provenance(
+    seed=SEED,
+    label="Theorem 2",
+    equation=None,
+    section="Sec. 4.1; restated as Theorem A2, App. A.1 (proof ends at (A36))",
+)
 
 _T2_VAR = (
     5 * K * eta_l**2 * L**2
@@ -348,30 +395,30 @@ _T2_GAMMA = _gamma_hyps(
 )
 
 _D_A36 = Discrepancy(
-    "Theorem 2 / (A36) vs (A35)",
-    r"\frac{2(F^c(\bar x^0)-F^c(\bar x^*))}{\mu_LKT}+(\dots)\sigma_L^2+(\dots)\sigma_G^2+\frac{\Gamma'\lambda_1}{1-\Gamma'\lambda_2}",
-    r"\frac{1}{1-\Gamma'\lambda_2}\left(\frac{2(F^c(\bar x^0)-F^c(\bar x^*))}{\mu_LKT}+(\dots)\sigma_L^2+(\dots)\sigma_G^2+\Gamma'\lambda_1\right)",
-    "(A35) has Gamma' lambda_2 sum_t E||grad||^2 on the right; moving it to the left divides every term by "
+    where="Theorem 2 / (A36) vs (A35)",
+    printed=r"\frac{2(F^c(\bar x^0)-F^c(\bar x^*))}{\mu_LKT}+(\dots)\sigma_L^2+(\dots)\sigma_G^2+\frac{\Gamma'\lambda_1}{1-\Gamma'\lambda_2}",
+    expected=r"\frac{1}{1-\Gamma'\lambda_2}\left(\frac{2(F^c(\bar x^0)-F^c(\bar x^*))}{\mu_LKT}+(\dots)\sigma_L^2+(\dots)\sigma_G^2+\Gamma'\lambda_1\right)",
+    note="(A35) has Gamma' lambda_2 sum_t E||grad||^2 on the right; moving it to the left divides every term by "
     "1 - Gamma' lambda_2, but (A36) and the statement divide only the last one (Theorem 1 / (A21) divides all). "
     "The printed bound is smaller than what the proof gives. Encoded as sfl_aux/thm2@proof.",
 )
 _D_STRATEGY = Discrepancy(
-    "Theorems 2 and 4 (and A2, A4) wording",
-    "partial participation of clients due to strategy one",
-    "strategy two",
-    "Sec. 3 calls full participation the first strategy and sampling n clients with replacement the second.",
+    where="Theorems 2 and 4 (and A2, A4) wording",
+    printed="partial participation of clients due to strategy one",
+    expected="strategy two",
+    note="Sec. 3 calls full participation the first strategy and sampling n clients with replacement the second.",
 )
 _D_ALG_AVG = Discrepancy(
-    "Algorithm 1 line 6 vs (A24)",
-    r"\bar x_C^t\leftarrow\frac1m\sum_{i\in[S_t]}x_{C,i}^t",
-    r"\bar x_C^t=\frac1n\sum_{i\in[S_t]}x_{C,i}^t",
-    "with n sampled clients the algorithm's 1/m shrinks the model by n/m; the proof averages with 1/n.",
+    where="Algorithm 1 line 6 vs (A24)",
+    printed=r"\bar x_C^t\leftarrow\frac1m\sum_{i\in[S_t]}x_{C,i}^t",
+    expected=r"\bar x_C^t=\frac1n\sum_{i\in[S_t]}x_{C,i}^t",
+    note="with n sampled clients the algorithm's 1/m shrinks the model by n/m; the proof averages with 1/n.",
 )
 _D_A31 = Discrepancy(
-    "(A31), (A32) and Gamma'",
-    r"15mLK^3L^2\mu_L^2,\ 3mLK^2\sigma_G^2,\ (90mLK^4L^2\mu_L^2+3mK^2)\textstyle\sum_j,\ \Gamma'\ni\frac{L\mu_L}{l}(90lK^3L^2\mu_L^2+3K)",
-    r"15mlK^3L^2\mu_L^2,\ 3mlK^2\sigma_G^2,\ (90mK^4L^2\mu_L^2+3mK^2)\textstyle\sum_j,\ \frac{L\mu_L}{l}(90K^3L^2\mu_L^2+3K)",
-    "the window length l is printed as L in (A31)/(A32); the coefficient of sum_j E||grad||^2 should carry no l "
+    where="(A31), (A32) and Gamma'",
+    printed=r"15mLK^3L^2\mu_L^2,\ 3mLK^2\sigma_G^2,\ (90mLK^4L^2\mu_L^2+3mK^2)\textstyle\sum_j,\ \Gamma'\ni\frac{L\mu_L}{l}(90lK^3L^2\mu_L^2+3K)",
+    expected=r"15mlK^3L^2\mu_L^2,\ 3mlK^2\sigma_G^2,\ (90mK^4L^2\mu_L^2+3mK^2)\textstyle\sum_j,\ \frac{L\mu_L}{l}(90K^3L^2\mu_L^2+3K)",
+    note="the window length l is printed as L in (A31)/(A32); the coefficient of sum_j E||grad||^2 should carry no l "
     "(the drift term sums over j already), so Gamma' has an extra factor l in 90 l K^3 L^2 mu_L^2. This only "
     "makes Gamma' larger (conservative). Also 4mu_L^2L^2(l-1)(K^2 l + ...) is bounded by 4mu_L^2L^2(K^2l^2 + ...) "
     "in (A33), a valid upper bound.",
@@ -390,29 +437,33 @@ _T2_STATEMENT = (
 )
 
 THM2 = Result(
-    PAPER,
-    "thm2",
-    "theorem",
-    "Client-side model, partial participation (n clients sampled with replacement)",
-    _T2,
-    LHS_CLIENT,
+    paper=PAPER,
+    label="thm2",
+    kind="theorem",
+    title="Client-side model, partial participation (n clients sampled with replacement)",
+    provenance=_T2,
+    lhs=LHS_CLIENT,
     terms=(
         Term(
-            "initialisation",
-            2 * F / (eta_l * K * T),
-            "2(F^c(x^0) - F^c(x^*))/(mu_L K T), as printed (no 1/(1 - Gamma' lambda_2))",
+            name="initialisation",
+            expr=2 * F / (eta_l * K * T),
+            meaning="2(F^c(x^0) - F^c(x^*))/(mu_L K T), as printed (no 1/(1 - Gamma' lambda_2))",
         ),
         Term(
-            "variance",
-            _T2_VAR,
-            "(5K mu_L^2 L^2 + 4mu_L^2L^2(K^2l^2 + 5L^2K^3l^2mu_L^2) + L mu_L(1/n + 15K^2L^2mu_L^2)) sigma_L^2",
+            name="variance",
+            expr=_T2_VAR,
+            meaning="(5K mu_L^2 L^2 + 4mu_L^2L^2(K^2l^2 + 5L^2K^3l^2mu_L^2) + L mu_L(1/n + 15K^2L^2mu_L^2)) sigma_L^2",
         ),
         Term(
-            "heterogeneity",
-            _T2_HET,
-            "(30K^2mu_L^2L^2 + L mu_L(90K^3L^2mu_L^2 + 3K) + 4mu_L^2L^2(K^2l^2 + 30L^2K^4l^2mu_L^2)) sigma_G^2",
+            name="heterogeneity",
+            expr=_T2_HET,
+            meaning="(30K^2mu_L^2L^2 + L mu_L(90K^3L^2mu_L^2 + 3K) + 4mu_L^2L^2(K^2l^2 + 30L^2K^4l^2mu_L^2)) sigma_G^2",
         ),
-        Term("gradient growth", GAMMA_PRIME * LAMBDA_1 / ONE_MINUS_P, "Gamma' lambda_1/(1 - Gamma' lambda_2)"),
+        Term(
+            name="gradient growth",
+            expr=GAMMA_PRIME * LAMBDA_1 / ONE_MINUS_P,
+            meaning="Gamma' lambda_1/(1 - Gamma' lambda_2)",
+        ),
     ),
     hypotheses=(_CLIENT_STEP, *_T2_GAMMA, _REDDI),
     assumptions=_ASSUMPTIONS,
@@ -427,21 +478,36 @@ THM2 = Result(
 )
 
 THM2_PROOF = Result(
-    PAPER,
-    "thm2",
-    "theorem",
-    "Client-side model, partial participation: the bound that (A35) gives",
-    Provenance(SEED, "Theorem A2, proof", "(A35)", "App. A.1 (A35), divided by (1 - Gamma' lambda_2) T/l"),
-    LHS_CLIENT,
+    paper=PAPER,
+    label="thm2",
+    kind="theorem",
+    title="Client-side model, partial participation: the bound that (A35) gives",
+    provenance=Provenance(
+        seed=SEED,
+        label="Theorem A2, proof",
+        equation="(A35)",
+        section="App. A.1 (A35), divided by (1 - Gamma' lambda_2) T/l",
+    ),
+    lhs=LHS_CLIENT,
     terms=(
         Term(
-            "initialisation",
-            2 * F / (ONE_MINUS_P * eta_l * K * T),
-            "2(F^c(x^0) - F^c(x^*))/((1 - Gamma' lambda_2) mu_L K T)",
+            name="initialisation",
+            expr=2 * F / (ONE_MINUS_P * eta_l * K * T),
+            meaning="2(F^c(x^0) - F^c(x^*))/((1 - Gamma' lambda_2) mu_L K T)",
         ),
-        Term("variance", _T2_VAR / ONE_MINUS_P, "Theorem 2's sigma_L^2 term over (1 - Gamma' lambda_2)"),
-        Term("heterogeneity", _T2_HET / ONE_MINUS_P, "Theorem 2's sigma_G^2 term over (1 - Gamma' lambda_2)"),
-        Term("gradient growth", GAMMA_PRIME * LAMBDA_1 / ONE_MINUS_P, "Gamma' lambda_1/(1 - Gamma' lambda_2)"),
+        Term(
+            name="variance", expr=_T2_VAR / ONE_MINUS_P, meaning="Theorem 2's sigma_L^2 term over (1 - Gamma' lambda_2)"
+        ),
+        Term(
+            name="heterogeneity",
+            expr=_T2_HET / ONE_MINUS_P,
+            meaning="Theorem 2's sigma_G^2 term over (1 - Gamma' lambda_2)",
+        ),
+        Term(
+            name="gradient growth",
+            expr=GAMMA_PRIME * LAMBDA_1 / ONE_MINUS_P,
+            meaning="Gamma' lambda_1/(1 - Gamma' lambda_2)",
+        ),
     ),
     hypotheses=(_CLIENT_STEP, *_T2_GAMMA, _REDDI),
     assumptions=_ASSUMPTIONS,
@@ -491,35 +557,37 @@ def _client_cor_hyps(theorem: str, gamma_hyps: tuple[Hypothesis, ...]) -> tuple[
 
 _D_COR_CLIENT = (
     Discrepancy(
-        "Corollaries 1, 2 (eqs. (4), (5), (A1), (A22)): the rate",
-        r"\mathcal O\left(\frac{l}{\sqrt T}+\frac{1}{T\sqrt T}\right)",
-        r"\frac{2^{1.15l+2.85}\,lLF}{(1-\Gamma\lambda_2)\sqrt T}+\dots",
-        "at mu_L = 1/(lLK2^{1.15l+1.85}sqrt T) the initialisation term of the theorem is "
+        where="Corollaries 1, 2 (eqs. (4), (5), (A1), (A22)): the rate",
+        printed=r"\mathcal O\left(\frac{l}{\sqrt T}+\frac{1}{T\sqrt T}\right)",
+        expected=r"\frac{2^{1.15l+2.85}\,lLF}{(1-\Gamma\lambda_2)\sqrt T}+\dots",
+        note="at mu_L = 1/(lLK2^{1.15l+1.85}sqrt T) the initialisation term of the theorem is "
         "2^{1.15l+2.85} l L F/((1 - Gamma lambda_2) sqrt T): the O shows l but hides a factor exponential in l. "
         "No proof of the corollaries is printed.",
     ),
     Discrepancy(
-        "Corollaries 1, 2: step size",
-        r"\mu_L\le\frac{1}{lLK2^{1.15l+1.85}\sqrt T}",
-        r"\mu_L=\Theta\left(\frac{1}{lLK2^{1.15l+1.85}\sqrt T}\right)",
-        "the term 2F/(mu_L K T) grows as mu_L shrinks, so the rate follows only for mu_L of that order, not for "
+        where="Corollaries 1, 2: step size",
+        printed=r"\mu_L\le\frac{1}{lLK2^{1.15l+1.85}\sqrt T}",
+        expected=r"\mu_L=\Theta\left(\frac{1}{lLK2^{1.15l+1.85}\sqrt T}\right)",
+        note="the term 2F/(mu_L K T) grows as mu_L shrinks, so the rate follows only for mu_L of that order, not for "
         "every smaller mu_L.",
     ),
     Discrepancy(
-        "Corollaries 1, 2: notation",
-        r"\min_t\mathbb E\|\nabla f^c(\bar x_C^t)\|^2",
-        r"\min_t\mathbb E\|\nabla F^c(\bar x_C^t)\|^2",
-        "lower-case f^c is defined nowhere; the theorems bound F^c.",
+        where="Corollaries 1, 2: notation",
+        printed=r"\min_t\mathbb E\|\nabla f^c(\bar x_C^t)\|^2",
+        expected=r"\min_t\mathbb E\|\nabla F^c(\bar x_C^t)\|^2",
+        note="lower-case f^c is defined nowhere; the theorems bound F^c.",
     ),
 )
 
 COR1 = Result(
-    PAPER,
-    "cor1",
-    "corollary",
-    "Client-side rate, full participation",
-    Provenance(SEED, "Corollary 1", "(4)", "Sec. 4.1; restated as Corollary A1, eq. (A1)"),
-    LHS_CLIENT,
+    paper=PAPER,
+    label="cor1",
+    kind="corollary",
+    title="Client-side rate, full participation",
+    provenance=Provenance(
+        seed=SEED, label="Corollary 1", equation="(4)", section="Sec. 4.1; restated as Corollary A1, eq. (A1)"
+    ),
+    lhs=LHS_CLIENT,
     terms=(),
     hypotheses=_client_cor_hyps("Theorem 1", _T1_GAMMA),
     assumptions=_ASSUMPTIONS,
@@ -536,12 +604,14 @@ COR1 = Result(
 )
 
 COR2 = Result(
-    PAPER,
-    "cor2",
-    "corollary",
-    "Client-side rate, partial participation",
-    Provenance(SEED, "Corollary 2", "(5)", "Sec. 4.1; restated as Corollary A2, eq. (A22)"),
-    LHS_CLIENT,
+    paper=PAPER,
+    label="cor2",
+    kind="corollary",
+    title="Client-side rate, partial participation",
+    provenance=Provenance(
+        seed=SEED, label="Corollary 2", equation="(5)", section="Sec. 4.1; restated as Corollary A2, eq. (A22)"
+    ),
+    lhs=LHS_CLIENT,
     terms=(),
     hypotheses=_client_cor_hyps("Theorem 2", _T2_GAMMA),
     assumptions=_ASSUMPTIONS,
@@ -558,9 +628,21 @@ COR2 = Result(
 # ---------------------------------------------------------------------------------------------------
 # Server side: Theorem 3 / A3 (full participation)
 _T3_TERMS = (
-    Term("initialisation", 2 * ell * F / (eta * (2 * M - 3) * T), "2l(F^s(x^0) - F^s(x^*))/(mu (2m - 3) T)"),
-    Term("variance", L * eta * M**2 * R(46, 5) * sigma2 / (2 * M - 3), "L mu m^2 * 9.2 sigma_L^2/(2m - 3)"),
-    Term("heterogeneity", L * eta * M**2 * R(66, 5) * eps2 / (2 * M - 3), "L mu m^2 * 13.2 sigma_G^2/(2m - 3)"),
+    Term(
+        name="initialisation",
+        expr=2 * ell * F / (eta * (2 * M - 3) * T),
+        meaning="2l(F^s(x^0) - F^s(x^*))/(mu (2m - 3) T)",
+    ),
+    Term(
+        name="variance",
+        expr=L * eta * M**2 * R(46, 5) * sigma2 / (2 * M - 3),
+        meaning="L mu m^2 * 9.2 sigma_L^2/(2m - 3)",
+    ),
+    Term(
+        name="heterogeneity",
+        expr=L * eta * M**2 * R(66, 5) * eps2 / (2 * M - 3),
+        meaning="L mu m^2 * 13.2 sigma_G^2/(2m - 3)",
+    ),
 )
 _T3_STATEMENT = r"\min_{t\in[T]}\mathbb E\|\nabla F^s(\mathbf x_S^t)\|^2\le\frac{2l(F^s(\mathbf x_S^0)-F^s(\mathbf x_S^*))}{\mu(2m-3)T}+\frac{L\mu m^2}{2m-3}(9.2\sigma_L^2+13.2\sigma_G^2)"
 
@@ -612,34 +694,34 @@ _T3_B15 = (
 )
 
 _D_T3_STEP = Discrepancy(
-    "Theorem 3 vs Theorem A3 (step-size condition)",
-    r"\mu\le\frac{1}{2L}",
-    r"\mu\le\frac{1}{8Lm^2}\ (\text{Theorem A3})",
-    "main text and appendix differ. mu <= 1/(2L) gives neither the proof's mu <= 1/(2L(2m+1)) nor step (b_15) "
+    where="Theorem 3 vs Theorem A3 (step-size condition)",
+    printed=r"\mu\le\frac{1}{2L}",
+    expected=r"\mu\le\frac{1}{8Lm^2}\ (\text{Theorem A3})",
+    note="main text and appendix differ. mu <= 1/(2L) gives neither the proof's mu <= 1/(2L(2m+1)) nor step (b_15) "
     "(at mu = 1/(2L) the gradient coefficient has 6L m^2 mu = 3m^2 > 2); mu <= 1/(8Lm^2) gives both for m >= 2. "
     "Encoded as sfl_aux/thm3@appendix.",
 )
 _D_ALG_SERVER = Discrepancy(
-    "Algorithm 1 line 16 vs (A38), (A48)",
-    r"\mathbf x_S\leftarrow\mathbf x_S-\frac{\mu}{m}\nabla F_i^s",
-    r"\mathbf x_{S,i+1}^t=\mathbf x_{S,i}^t-\mu\tilde\nabla F_i^s(\mathbf x_{S,i}^t)",
-    "the algorithm's server step is mu/m, the proofs' is mu; the encoded eta is the proofs' mu.",
+    where="Algorithm 1 line 16 vs (A38), (A48)",
+    printed=r"\mathbf x_S\leftarrow\mathbf x_S-\frac{\mu}{m}\nabla F_i^s",
+    expected=r"\mathbf x_{S,i+1}^t=\mathbf x_{S,i}^t-\mu\tilde\nabla F_i^s(\mathbf x_{S,i}^t)",
+    note="the algorithm's server step is mu/m, the proofs' is mu; the encoded eta is the proofs' mu.",
 )
 _D_T3_B15 = Discrepancy(
-    "proof of A3, step (b_15)",
-    r"\le F^s+\frac{\mu(3-2m)}{2}\mathbb E\|\nabla F^s\|^2+\frac{L\mu^2m^2}{2}(9.2\sigma_L^2+13.2\sigma_G^2)",
-    r"\text{needs } 6Lm^2\mu+16L^2m^3(1+2m)\mu^2+96L^3m^3(1+2m)\mu^3\le2,\ 16Lm(1+2m)\mu+96L^2m(1+2m)\mu^2\le7.2",
-    "no step-size condition is printed at (b_15) in the proof of A3; encoded as implicit branches.",
+    where="proof of A3, step (b_15)",
+    printed=r"\le F^s+\frac{\mu(3-2m)}{2}\mathbb E\|\nabla F^s\|^2+\frac{L\mu^2m^2}{2}(9.2\sigma_L^2+13.2\sigma_G^2)",
+    expected=r"\text{needs } 6Lm^2\mu+16L^2m^3(1+2m)\mu^2+96L^3m^3(1+2m)\mu^3\le2,\ 16Lm(1+2m)\mu+96L^2m(1+2m)\mu^2\le7.2",
+    note="no step-size condition is printed at (b_15) in the proof of A3; encoded as implicit branches.",
 )
 _T3_DISC = (_D_T3_STEP, _D_T3_B15, _D_ALG_SERVER, *_COMMON_DISC)
 
 THM3 = Result(
-    PAPER,
-    "thm3",
-    "theorem",
-    "Server-side model, full participation",
-    Provenance(SEED, "Theorem 3", None, "Sec. 4.2"),
-    LHS_SERVER,
+    paper=PAPER,
+    label="thm3",
+    kind="theorem",
+    title="Server-side model, full participation",
+    provenance=Provenance(seed=SEED, label="Theorem 3", equation=None, section="Sec. 4.2"),
+    lhs=LHS_SERVER,
     terms=_T3_TERMS,
     hypotheses=(
         _step("mu<=1/(2L)", eta, ONE / (2 * L), r"\mu\le\frac{1}{2L}", where="Theorem 3", group="mu"),
@@ -655,12 +737,12 @@ THM3 = Result(
 )
 
 THM3_APPENDIX = Result(
-    PAPER,
-    "thm3",
-    "theorem",
-    "Server-side model, full participation, as restated in the appendix (Theorem A3)",
-    Provenance(SEED, "Theorem A3", "(A46)", "App. A.2"),
-    LHS_SERVER,
+    paper=PAPER,
+    label="thm3",
+    kind="theorem",
+    title="Server-side model, full participation, as restated in the appendix (Theorem A3)",
+    provenance=Provenance(seed=SEED, label="Theorem A3", equation="(A46)", section="App. A.2"),
+    lhs=LHS_SERVER,
     terms=_T3_TERMS,
     hypotheses=(
         _step("mu<=1/(8Lm^2)", eta, ONE / (8 * L * M**2), r"\mu\le\frac{1}{8Lm^2}", where="Theorem A3", group="mu"),
@@ -682,9 +764,9 @@ THM3_APPENDIX = Result(
 # ---------------------------------------------------------------------------------------------------
 # Server side: Theorem 4 / A4 (partial participation)
 _T4_TERMS = (
-    Term("initialisation", ell * F / (eta * (M - 2) * T), "l(F^s(x^0) - F^s(x^*))/(mu (m - 2) T)"),
-    Term("variance", 7 * L * eta * M**2 * sigma2 / (M - 2), "L mu m^2 * 7 sigma_L^2/(m - 2)"),
-    Term("heterogeneity", 7 * L * eta * M**2 * eps2 / (M - 2), "L mu m^2 * 7 sigma_G^2/(m - 2)"),
+    Term(name="initialisation", expr=ell * F / (eta * (M - 2) * T), meaning="l(F^s(x^0) - F^s(x^*))/(mu (m - 2) T)"),
+    Term(name="variance", expr=7 * L * eta * M**2 * sigma2 / (M - 2), meaning="L mu m^2 * 7 sigma_L^2/(m - 2)"),
+    Term(name="heterogeneity", expr=7 * L * eta * M**2 * eps2 / (M - 2), meaning="L mu m^2 * 7 sigma_G^2/(m - 2)"),
 )
 _T4_STATEMENT = r"\min_{t\in[T]}\mathbb E\|\nabla F^s(\mathbf x_S^t)\|^2\le\frac{l(F^s(\mathbf x_S^0)-F^s(\mathbf x_S^*))}{\mu(m-2)T}+\frac{L\mu m^2}{m-2}(7\sigma_L^2+7\sigma_G^2)"
 
@@ -735,45 +817,45 @@ _T4_B15 = (
 
 _D_T4 = (
     Discrepancy(
-        "proof of A4, step (b_15): the descent coefficient",
-        r"\frac12(\mu-2n\mu+\dots)\le\frac{\mu(4-2m)}{2}",
-        r"\frac{\mu(4-2n)}{2}\ (\text{at best})",
-        "B_2 = -n mu E||grad||^2 (A52), but (b_15) continues with -m mu: valid only if the remaining terms are "
+        where="proof of A4, step (b_15): the descent coefficient",
+        printed=r"\frac12(\mu-2n\mu+\dots)\le\frac{\mu(4-2m)}{2}",
+        expected=r"\frac{\mu(4-2n)}{2}\ (\text{at best})",
+        note="B_2 = -n mu E||grad||^2 (A52), but (b_15) continues with -m mu: valid only if the remaining terms are "
         "<= mu(3 - 2(m - n)), impossible when n <= m - 2. With n the bound would read l F/(mu(n-2)T) + ... .",
     ),
     Discrepancy(
-        "(A58), contribution of B_1",
-        r"\frac12\,16L^4(n^3+2n^4)\mu^3",
-        r"\frac12\,16L^2n^2(m+2m^2)\mu^3\ (\text{from (A51) with (A57)})",
-        "L^4 where the full-participation analogue (A44 into A40) has L^2 (the power of L does not match the "
+        where="(A58), contribution of B_1",
+        printed=r"\frac12\,16L^4(n^3+2n^4)\mu^3",
+        expected=r"\frac12\,16L^2n^2(m+2m^2)\mu^3\ (\text{from (A51) with (A57)})",
+        note="L^4 where the full-participation analogue (A44 into A40) has L^2 (the power of L does not match the "
         "dimension of the other terms), and n + 2n^2 where the drift bound (A57) has m + 2m^2.",
     ),
     Discrepancy(
-        "(A58) step (b_15) vs (A59)-(A60)",
-        r"\frac{L\mu m^2}{2}(14\sigma_L^2+14\sigma_G^2)",
-        r"\frac{L\mu^2m^2}{2}(14\sigma_L^2+14\sigma_G^2)",
-        "dividing the printed L mu m^2/2 by mu(m-2) would give 7 L m^2/(m-2) without mu; (A59)-(A60) print "
+        where="(A58) step (b_15) vs (A59)-(A60)",
+        printed=r"\frac{L\mu m^2}{2}(14\sigma_L^2+14\sigma_G^2)",
+        expected=r"\frac{L\mu^2m^2}{2}(14\sigma_L^2+14\sigma_G^2)",
+        note="dividing the printed L mu m^2/2 by mu(m-2) would give 7 L m^2/(m-2) without mu; (A59)-(A60) print "
         "L mu m^2/(m-2), i.e. they divide L mu^2 m^2/2 (as in the proof of A3).",
     ),
     Discrepancy(
-        "Theorem 4 step-size condition",
-        r"\mu\le\frac{1}{8L^2m^2}",
-        r"\mu\le\frac{1}{8Lm^2}\ (\text{as in Theorem A3})",
-        "L^2 makes the condition scale-inconsistent: for L < 1 it allows mu > 1/(8Lm^2), and then 3L n^2 mu in the "
+        where="Theorem 4 step-size condition",
+        printed=r"\mu\le\frac{1}{8L^2m^2}",
+        expected=r"\mu\le\frac{1}{8Lm^2}\ (\text{as in Theorem A3})",
+        note="L^2 makes the condition scale-inconsistent: for L < 1 it allows mu > 1/(8Lm^2), and then 3L n^2 mu in the "
         "gradient coefficient is not controlled (e.g. L = 0.01: 3 L m^2 mu up to 37.5 > 3).",
     ),
     Discrepancy(
-        "(A49) and the drift bound (A56)-(A57) in the proof of A4",
-        r"\mathbf x_S^{t+l}-\mathbf x_S^t=-\mu\sum_{i=0}^{m-1}\tilde\nabla F_i^s,\ 16(m+2m^2)\mu^2(\dots)",
-        r"-\mu\sum_{i\in[S_t]}\tilde\nabla F_i^s,\ n\text{ sequential server steps}",
-        "copied from the full-participation proof: with partial participation the server takes n steps per "
+        where="(A49) and the drift bound (A56)-(A57) in the proof of A4",
+        printed=r"\mathbf x_S^{t+l}-\mathbf x_S^t=-\mu\sum_{i=0}^{m-1}\tilde\nabla F_i^s,\ 16(m+2m^2)\mu^2(\dots)",
+        expected=r"-\mu\sum_{i\in[S_t]}\tilde\nabla F_i^s,\ n\text{ sequential server steps}",
+        note="copied from the full-participation proof: with partial participation the server takes n steps per "
         "update, as (A50) sums over S_t.",
     ),
     Discrepancy(
-        "Theorem 4 vs Theorem A4 (participation)",
-        r"\text{A4: 'full participation of clients'}",
-        r"\text{Theorem 4: 'partial participation of clients'}",
-        "A4 restates Theorem 4's bound and condition but calls the setting full participation, while its proof "
+        where="Theorem 4 vs Theorem A4 (participation)",
+        printed=r"\text{A4: 'full participation of clients'}",
+        expected=r"\text{Theorem 4: 'partial participation of clients'}",
+        note="A4 restates Theorem 4's bound and condition but calls the setting full participation, while its proof "
         "samples S_t. Encoded as sfl_aux/thm4@appendix with the coupling n = M.",
     ),
 )
@@ -790,12 +872,14 @@ def _t4_hyps(where: str) -> tuple[Hypothesis, ...]:
 
 
 THM4 = Result(
-    PAPER,
-    "thm4",
-    "theorem",
-    "Server-side model, partial participation",
-    Provenance(SEED, "Theorem 4", None, "Sec. 4.2; restated as Theorem A4 (proof ends at (A60))"),
-    LHS_SERVER,
+    paper=PAPER,
+    label="thm4",
+    kind="theorem",
+    title="Server-side model, partial participation",
+    provenance=Provenance(
+        seed=SEED, label="Theorem 4", equation=None, section="Sec. 4.2; restated as Theorem A4 (proof ends at (A60))"
+    ),
+    lhs=LHS_SERVER,
     terms=_T4_TERMS,
     hypotheses=_t4_hyps("Theorem 4"),
     assumptions=_ASSUMPTIONS,
@@ -807,21 +891,21 @@ THM4 = Result(
 )
 
 THM4_APPENDIX = Result(
-    PAPER,
-    "thm4",
-    "theorem",
-    "Server-side model as restated in the appendix (Theorem A4, 'full participation')",
-    Provenance(SEED, "Theorem A4", "(A60)", "App. A.2"),
-    LHS_SERVER,
+    paper=PAPER,
+    label="thm4",
+    kind="theorem",
+    title="Server-side model as restated in the appendix (Theorem A4, 'full participation')",
+    provenance=Provenance(seed=SEED, label="Theorem A4", equation="(A60)", section="App. A.2"),
+    lhs=LHS_SERVER,
     terms=_T4_TERMS,
     hypotheses=(
         Hypothesis(
-            "full participation: n = m",
-            n,
-            "==",
-            M,
-            "coupling",
-            r"\text{full participation of clients}",
+            name="full participation: n = m",
+            lhs=n,
+            rel="==",
+            rhs=M,
+            kind="coupling",
+            printed=r"\text{full participation of clients}",
             where="Theorem A4",
             note="A4 says full participation; n defaults to M",
         ),
@@ -831,7 +915,7 @@ THM4_APPENDIX = Result(
     edition="appendix",
     statement=_T4_STATEMENT,
     step="eta",
-    defaults=(("n", M),),
+    defaults=(Default(name="n", expr=M, rule="TODO(rule)"),),
     discrepancies=_T4_DISC,
     notes=("Bound and step-size condition equal Theorem 4's; only the participation wording differs.",),
     notation=NOTATION_SERVER,
@@ -842,16 +926,16 @@ THM4_APPENDIX = Result(
 _RATE_SERVER = r"\mathcal{O}\left(\frac{l}{\sqrt{T}}\right)"
 _D_COR_SERVER = (
     Discrepancy(
-        "Corollaries 3, 4 vs Sec. 5.1 ('Key Results')",
-        r"\mathcal O\left(\frac{l}{\sqrt T}\right)",
-        r"\mathcal O\left(\frac{1}{\sqrt T}\right)\ (\text{Sec. 5.1})",
-        "the conclusions state the server-side rate without l.",
+        where="Corollaries 3, 4 vs Sec. 5.1 ('Key Results')",
+        printed=r"\mathcal O\left(\frac{l}{\sqrt T}\right)",
+        expected=r"\mathcal O\left(\frac{1}{\sqrt T}\right)\ (\text{Sec. 5.1})",
+        note="the conclusions state the server-side rate without l.",
     ),
     Discrepancy(
-        "Corollaries 3, 4: constants hidden in the O",
-        r"\mathcal O\left(\frac{l}{\sqrt T}\right)",
-        r"\frac{4lLF}{(2m-3)\sqrt T}+\frac{m^2}{2(2m-3)\sqrt T}(9.2\sigma_L^2+13.2\sigma_G^2)\ (\text{Cor. 3 at }\mu=\frac{1}{2L\sqrt T})",
-        "the variance term grows linearly in m, which the O hides (Sec. 5.1 reads the result as 'the number of "
+        where="Corollaries 3, 4: constants hidden in the O",
+        printed=r"\mathcal O\left(\frac{l}{\sqrt T}\right)",
+        expected=r"\frac{4lLF}{(2m-3)\sqrt T}+\frac{m^2}{2(2m-3)\sqrt T}(9.2\sigma_L^2+13.2\sigma_G^2)\ (\text{Cor. 3 at }\mu=\frac{1}{2L\sqrt T})",
+        note="the variance term grows linearly in m, which the O hides (Sec. 5.1 reads the result as 'the number of "
         "clients is not effective'); as with the client side, the rate needs mu of that order, not any smaller mu.",
     ),
 )
@@ -895,20 +979,20 @@ _COR3_HYPS_APP = (
     ),
 )
 _D_COR3 = Discrepancy(
-    "Corollary 3 vs Corollary A3 (step size)",
-    r"\mu\le\frac{1}{2L\sqrt T}",
-    r"\mu\le\frac{1}{Lm^2\sqrt T}\ (\text{Corollary A3})",
-    "main text and appendix differ, following Theorems 3 and A3; A3's corollary step exceeds A3's own "
+    where="Corollary 3 vs Corollary A3 (step size)",
+    printed=r"\mu\le\frac{1}{2L\sqrt T}",
+    expected=r"\mu\le\frac{1}{Lm^2\sqrt T}\ (\text{Corollary A3})",
+    note="main text and appendix differ, following Theorems 3 and A3; A3's corollary step exceeds A3's own "
     "condition 1/(8Lm^2) when T < 64. Encoded as sfl_aux/cor3@appendix.",
 )
 
 COR3 = Result(
-    PAPER,
-    "cor3",
-    "corollary",
-    "Server-side rate, full participation",
-    Provenance(SEED, "Corollary 3", None, "Sec. 4.2"),
-    LHS_SERVER,
+    paper=PAPER,
+    label="cor3",
+    kind="corollary",
+    title="Server-side rate, full participation",
+    provenance=Provenance(seed=SEED, label="Corollary 3", equation=None, section="Sec. 4.2"),
+    lhs=LHS_SERVER,
     terms=(),
     hypotheses=_COR3_HYPS_MAIN,
     assumptions=_ASSUMPTIONS,
@@ -925,12 +1009,12 @@ COR3 = Result(
 )
 
 COR3_APPENDIX = Result(
-    PAPER,
-    "cor3",
-    "corollary",
-    "Server-side rate, full participation, as restated in the appendix (Corollary A3)",
-    Provenance(SEED, "Corollary A3", None, "App. A.2"),
-    LHS_SERVER,
+    paper=PAPER,
+    label="cor3",
+    kind="corollary",
+    title="Server-side rate, full participation, as restated in the appendix (Corollary A3)",
+    provenance=Provenance(seed=SEED, label="Corollary A3", equation=None, section="App. A.2"),
+    lhs=LHS_SERVER,
     terms=(),
     hypotheses=_COR3_HYPS_APP,
     assumptions=_ASSUMPTIONS,
@@ -945,12 +1029,12 @@ COR3_APPENDIX = Result(
 )
 
 COR4 = Result(
-    PAPER,
-    "cor4",
-    "corollary",
-    "Server-side rate, partial participation",
-    Provenance(SEED, "Corollary 4", None, "Sec. 4.2; restated as Corollary A4"),
-    LHS_SERVER,
+    paper=PAPER,
+    label="cor4",
+    kind="corollary",
+    title="Server-side rate, partial participation",
+    provenance=Provenance(seed=SEED, label="Corollary 4", equation=None, section="Sec. 4.2; restated as Corollary A4"),
+    lhs=LHS_SERVER,
     terms=(),
     hypotheses=(
         _step(
@@ -979,10 +1063,10 @@ COR4 = Result(
     see="sfl_aux/thm4",
     discrepancies=(
         Discrepancy(
-            "Corollary 4 vs Theorem 4 (step size)",
-            r"\mu\le\frac{1}{L^2m^2\sqrt T}",
-            r"\mu\le\min\left\{\frac{1}{8L^2m^2},\frac{1}{L^2m^2\sqrt T}\right\}",
-            "for T < 64 the corollary's step exceeds the theorem's condition, which the corollary relies on.",
+            where="Corollary 4 vs Theorem 4 (step size)",
+            printed=r"\mu\le\frac{1}{L^2m^2\sqrt T}",
+            expected=r"\mu\le\min\left\{\frac{1}{8L^2m^2},\frac{1}{L^2m^2\sqrt T}\right\}",
+            note="for T < 64 the corollary's step exceeds the theorem's condition, which the corollary relies on.",
         ),
         *_D_COR_SERVER,
     ),

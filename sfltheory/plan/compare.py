@@ -119,7 +119,7 @@ def _uses(r: Result, key: str) -> bool:
     name = key if vocab.is_known(key) else vocab.aliases_for(r.paper).get(key)
     if name is None:  # another paper's notation is simply not this result's
         return not any(key in vocab.aliases_for(p) for p in PAPERS)
-    needed = set(r.parameters()) | {n for n, _ in r.defaults}
-    for _, e in r.defaults:
-        needed |= {s.name for s in e.free_symbols}
+    needed = set(r.parameters()) | {d.name for d in r.defaults}
+    for d in r.defaults:
+        needed |= d.reads
     return name in needed or name in ("d", "d_c", "d_s")

@@ -47,8 +47,9 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from sfltheory.constants import Constants, Estimate, with_variant
+from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
+from sfltheory.variants import with_variant
 from verify.ops.objective import LossFn, Objective, OutputSelector, Params
 from verify.split import Split
 

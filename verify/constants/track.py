@@ -26,8 +26,9 @@ import torch
 from torch import nn
 
 from sfltheory.atomic import atomic_path, write_atomic
-from sfltheory.constants import Constants, Estimate, with_variant
+from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
+from sfltheory.variants import with_variant
 from verify.ops.objective import LossFn, Objective, per_sample_loss
 
 from .curvature import secant_smoothness
