@@ -17,6 +17,8 @@ Variants
 ``ALL``       the whole model (a zeroth-order estimate over every parameter)
 ``GRADIENT``  G2 read as the mean squared gradient norm (not fitted)
 ``MIN``       the most negative Hessian eigenvalue
+``ZERO``      B2 fitted with G2 = 0
+``SECANT``    L as the secant ||grad f(x_t+1) - grad f(x_t)|| / ||x_t+1 - x_t|| along a run
 quantiles     ``q50``, ``q90`` ... of a constant tracked along a run (:func:`quantile`)
 """
 
@@ -32,8 +34,10 @@ SERVER = "server"
 ALL = "all"
 GRADIENT = "gradient"
 MIN = "min"
+ZERO = "zero"
+SECANT = "secant"
 
-VARIANTS: tuple[str, ...] = (MAX, POOLED, BATCH, MEAN, CLIENTS, CLIENT, SERVER, ALL, GRADIENT, MIN)
+VARIANTS: tuple[str, ...] = (MAX, POOLED, BATCH, MEAN, CLIENTS, CLIENT, SERVER, ALL, GRADIENT, MIN, ZERO, SECANT)
 
 # measured names that are not canonical vocabulary parameters (read into one through a pick)
 ZO_MSE = "zo_mse"  # mean squared error of the zeroth-order gradient estimator

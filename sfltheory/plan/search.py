@@ -196,7 +196,7 @@ def solve(
     return GridEval(mode, step_value, m, binding, ev, feasible_out)
 
 
-def _failing_reason(g: GridEval, over: str | None = None, grid: np.ndarray | None = None) -> str:
+def failing_reason(g: GridEval, over: str | None = None, grid: np.ndarray | None = None) -> str:
     """Why no point of ``g`` is feasible, naming the hypotheses that fail everywhere (or where)."""
     ev = g.evaluation
     n = np.size(g.feasible)
@@ -306,7 +306,7 @@ def rounds_to(
     if not np.all(top_ok):
         feas = np.broadcast_to(np.asarray(g_top.feasible), shape)
         if np.any(~feas & ~top_ok):
-            reason = f"at T = 2^53 the bound does not apply: {_failing_reason(g_top)}"
+            reason = f"at T = 2^53 the bound does not apply: {failing_reason(g_top)}"
         else:
             reason = f"the bound stays above eps = {eps:g} however many rounds: its floor is {np.min(floor):.4g}"
     scalar = T.ndim == 0

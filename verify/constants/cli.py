@@ -10,6 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from sfltheory import variants as var
 from sfltheory.constants import Constants
 from sfltheory.errors import ParameterError
 from verify.split import Split
@@ -188,7 +189,7 @@ def what_for(result_id: str, a: Any) -> list[str]:
         raise ParameterError("--clients", f"{result_id} needs heterogeneity across clients: give --clients >= 2")
     if "zo" in groups and a.lam is None:
         raise ParameterError("--lam", f"{result_id} needs the zeroth-order estimator's error: give its radius --lam")
-    batched = [k for k in keys if k.endswith("[batch]")]
+    batched = [k for k in keys if var.BATCH in var.split(k)[1]]
     if batched and a.batch is None:
         raise ParameterError("--batch", f"{result_id} needs {batched[0]}, a mini-batch variance: give --batch")
     return sorted(groups)

@@ -47,6 +47,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from sfltheory import variants as var
 from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
 from sfltheory.variants import with_variant
@@ -97,17 +98,17 @@ def group_of_key(key: str) -> str | None:
     """The group of :data:`GROUPS` that measures a key of a :class:`Constants` record (``None``: counted, not
     measured: ``d``, ``d_c``, ``d_s``). ``L[clients]`` is ``L_clients``, ``G2[gradient]`` comes with the
     per-sample norms (``sigma2``), bare ``G2`` and ``B2`` with heterogeneity (``eps2``)."""
-    base, _, rest = key.partition("[")
-    variant = rest.rstrip("]").split(",")[0] if rest else ""
+    base, variants = var.split(key)
+    variant = variants[0] if variants else ""
     if base in ("d", "d_c", "d_s"):
         return None
     if base == "L":
-        return {"clients": "L_clients", "min": "L_min"}.get(variant, "L")
-    if base in ("sigma2", "sigma_c2", "sigma_s2", "G_c2", "G_s2") or (base == "G2" and variant == "gradient"):
+        return {var.CLIENTS: "L_clients", var.MIN: "L_min"}.get(variant, "L")
+    if base in ("sigma2", "sigma_c2", "sigma_s2", "G_c2", "G_s2") or (base == "G2" and variant == var.GRADIENT):
         return "sigma2"
     if base in ("eps2", "B2", "G2"):
         return "eps2"
-    if base == "zo_mse":
+    if base == var.ZO_MSE:
         return "zo"
     if base in GROUPS:
         return base
@@ -341,7 +342,7 @@ def measure(
                 tops.append(extreme_eigenvalue(obj, None, "largest", tol=tol, seed=seed, params=x, idx=idx))
                 bar.step("L per client")
             worst = max(tops, key=lambda e: e.value)
-            c.set("L[clients]", Estimate(worst.value, interval=(worst.value - worst.residual, worst.value +
+            c.set(var.key("L", var.CLIENTS), Estimate(worst.value, interval=(worst.value - worst.residual, worst.value +
                   worst.residual), n=obj.n, probes=sum(e.matvecs for e in tops),
                   method=f"max over {M} clients of the top Hessian eigenvalue of f_m (Lanczos)"))  # fmt: skip
         if "F" in groups:
@@ -356,7 +357,7 @@ def measure(
             assert lam is not None
             for p in parts:
                 e = zo_error(fobj, lam, part=p, P=P, reps=zo_reps, form=zo_form, params=x, grad=g, seed=seed)
-                c.set(f"zo_mse[{p}]", e)
+                c.set(var.key(var.ZO_MSE, p), e)
                 bar.step(f"zo {p}")
     finally:
         bar.close()
@@ -417,7 +418,7 @@ def _variance(
     n = sum(int(i.numel()) for i in cl)
     how = f"exact per-sample gradients ({used} engine), centred at each client's gradient"
     for p, cs, rs in views:
-        name = "sigma2" if p == "all" else _PART_SIGMA.get(p, f"sigma2[{p}]")
+        name = "sigma2" if p == "all" else _PART_SIGMA.get(p, var.key("sigma2", p))
         means = [float(t.mean()) for t in cs]
         worst = max(range(len(cs)), key=lambda m: means[m])
         t = cs[worst]
@@ -425,9 +426,9 @@ def _variance(
         within = "max over clients of the mean within a client" if len(cs) > 1 else "mean over samples"
         c.set(name, Estimate(means[worst], se=se, n=n, method=f"{within}; {how}"))
         allc = torch.cat(cs)
-        c.set(with_variant(name, "max"), Estimate(float(allc.max()), n=n, method=f"max over samples; {how}",
+        c.set(with_variant(name, var.MAX), Estimate(float(allc.max()), n=n, method=f"max over samples; {how}",
               note="a max over the data: the sup over the distribution may be larger"))  # fmt: skip
-        c.set(with_variant(name, "pooled"), Estimate(float(allc.mean()), n=n, method=f"mean over all samples; {how}"))
+        c.set(with_variant(name, var.POOLED), Estimate(float(allc.mean()), n=n, method=f"mean over all samples; {how}"))
         if batch is not None:
             vals = []
             for t in cs:
@@ -435,16 +436,21 @@ def _variance(
                 b = min(batch, k)
                 vals.append(float(t.mean()) / b * ((k - b) / (k - 1) if k > 1 else 0.0))
             why = f"mini-batch of {batch} without replacement (finite-population correction), max over clients"
-            c.set(with_variant(name, "batch"), Estimate(max(vals), n=n, method=f"{why}; {how}"))
+            c.set(with_variant(name, var.BATCH), Estimate(max(vals), n=n, method=f"{why}; {how}"))
         allr = torch.cat(rs)
         if p == "all":
-            c.set("G2[gradient]", Estimate(float(allr.mean()), n=n, method="mean over samples of ||g_i||^2"))
-            c.set("G2[gradient,max]", Estimate(float(allr.max()), n=n, method="max over samples of ||g_i||^2"))
+            c.set(
+                var.key("G2", var.GRADIENT), Estimate(float(allr.mean()), n=n, method="mean over samples of ||g_i||^2")
+            )
+            c.set(
+                var.key("G2", var.GRADIENT, var.MAX),
+                Estimate(float(allr.max()), n=n, method="max over samples of ||g_i||^2"),
+            )
         else:
-            gname = _PART_G.get(p, f"G2[{p}]")
+            gname = _PART_G.get(p, var.key("G2", p))
             c.set(gname, Estimate(float(allr.max()), n=n, method=f"max over samples of ||g_i,{p}||^2"))
             mean = Estimate(float(allr.mean()), n=n, method=f"mean over samples of ||g_i,{p}||^2")
-            c.set(with_variant(gname, "mean"), mean)
+            c.set(with_variant(gname, var.MEAN), mean)
 
 
 def _heterogeneity(c: Constants, obj: Objective, gm: list[Params], g: Params, parts: list[str]) -> None:
@@ -452,17 +458,21 @@ def _heterogeneity(c: Constants, obj: Objective, gm: list[Params], g: Params, pa
     views = [None] if parts == ["all"] else [None, *parts]
     for p in views:
         d = [sqdist(obj, gk, g, p) for gk in gm]
-        suffix = "" if p is None else f",{p}"
-        key_max = "eps2" if p is None else f"eps2[{p}]"
+        part = () if p is None else (p,)
+        key_max = var.key("eps2", *part)
         c.set(key_max, Estimate(max(d), n=M, method="max over clients of ||grad f_m - grad f||^2, exact"))
-        c.set(f"eps2[mean{suffix}]", Estimate(sum(d) / M, n=M, method="mean over clients of ||grad f_m - grad f||^2"))
+        c.set(
+            var.key("eps2", var.MEAN, *part),
+            Estimate(sum(d) / M, n=M, method="mean over clients of ||grad f_m - grad f||^2"),
+        )
     A = sum(sqdist(obj, gk, None, None) for gk in gm) / M
     fit = Dissimilarity((A,), (sqdist(obj, g, None, None),))
     c.B2 = Estimate(1.0, method="B^2 = 1 (the least possible), with the least G^2 for it",
                     note="at one point; verify.constants.track fits (B^2, G^2) over a trajectory")  # fmt: skip
     c.G2 = Estimate(fit.G2(1.0), n=M, method="least G^2 with B^2 = 1: (1/M) sum ||grad f_m||^2 - ||grad f||^2")
     c.set(
-        "B2[zero]", Estimate(fit.B2_zero, n=M, method="least B^2 with G^2 = 0: (1/M) sum ||grad f_m||^2 / ||grad f||^2")
+        var.key("B2", var.ZERO),
+        Estimate(fit.B2_zero, n=M, method="least B^2 with G^2 = 0: (1/M) sum ||grad f_m||^2 / ||grad f||^2"),
     )
 
 
@@ -496,15 +506,15 @@ def _curvature(
     ops = {}
     for p in views:
         name = p or "all"
-        sfx = "" if p is None else f",{p}"
+        part = () if p is None else (p,)
         ops[p] = whole.restrict(p)
         spec = lanczos(ops[p], tol=tol, seed=seed, which=ends)
         specs[p] = spec
         if "L" in groups or "kappa" in groups:
-            c.set("L" if p is None else f"L[{p}]", _eig(spec.top, obj.n, f"top Hessian eigenvalue of {of}"))
+            c.set(var.key("L", *part), _eig(spec.top, obj.n, f"top Hessian eigenvalue of {of}"))
             bar.step(f"Lanczos {name}")
         if "L_min" in groups or "kappa" in groups:
-            c.set(f"L[min{sfx}]", _eig(spec.bottom, obj.n, f"most negative Hessian eigenvalue of {of}"))
+            c.set(var.key("L", var.MIN, *part), _eig(spec.bottom, obj.n, f"most negative Hessian eigenvalue of {of}"))
             bar.step(f"Lanczos {name}")
     if "kappa" in groups:
         note = "tr(H)/||H||_2 at the point; a proxy for HERON-SFL's kappa where H is indefinite"
@@ -519,7 +529,7 @@ def _curvature(
             se = abs(kappa) * math.hypot(tr.se / abs(tr.value) if tr.value else 0.0, lam.residual / norm)
             how = f"tr(H) by {tr.method} / ||H||_2 = max(|lambda_max|, |lambda_min|) by {lam.method}; {of}"
             est = Estimate(kappa, se=se, n=obj.n, probes=tr.probes + specs[p].matvecs, method=how, note=note)
-            c.set("kappa" if p is None else f"kappa[{p}]", est)
+            c.set(var.key("kappa", *(() if p is None else (p,))), est)
             bar.step(f"trace {p or 'all'}")
 
 

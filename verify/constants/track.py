@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from sfltheory import variants as var
 from sfltheory.atomic import atomic_path, write_atomic
 from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
@@ -65,7 +66,7 @@ def summarise(points: list[Constants], steps: list[int] | None = None) -> Consta
     for p in points:
         keys.update(dict.fromkeys(k for k, _ in p.items()))
     for key in keys:
-        if key in ("B2", "G2", "B2[zero]"):
+        if key in ("B2", "G2", var.key("B2", var.ZERO)):
             continue
         at_steps = [(steps[i] if steps else i, e) for i, p in enumerate(points) if (e := p.get(key)) is not None]
         vals = np.array([e.value for _, e in at_steps])
@@ -73,7 +74,7 @@ def summarise(points: list[Constants], steps: list[int] | None = None) -> Consta
         if key in ("F", "d", "d_c", "d_s"):
             out.set(key, first)  # F is the gap at the start; the counts do not change
             continue
-        low = key.startswith("L[min")
+        low = var.split(key)[0] == "L" and var.MIN in var.split(key)[1]
         at = int(np.argmin(vals) if low else np.argmax(vals))
         step, pick = at_steps[at]
         k = len(at_steps)
@@ -84,7 +85,7 @@ def summarise(points: list[Constants], steps: list[int] | None = None) -> Consta
                 method=f"{where}; {pick.method}", note=f"attained at step {step}"))  # fmt: skip
         if k > 1:
             for q in QUANTILES:
-                out.set(with_variant(key, f"q{round(q * 100)}"),
+                out.set(with_variant(key, var.quantile(q)),
                         Estimate(float(np.quantile(vals, q)), n=k, method=f"{q:.0%} quantile over {k} points of "
                                  f"the trajectory; {first.method}"))  # fmt: skip
     g = [p.gradnorm2_f.value for p in points if p.gradnorm2_f is not None and p.G2 is not None]
@@ -95,7 +96,9 @@ def summarise(points: list[Constants], steps: list[int] | None = None) -> Consta
         out.G2 = Estimate(
             fit.G2(1.0), n=len(A), method="max over the points of (1/M) sum ||grad f_m||^2 - ||grad f||^2"
         )
-        out.set("B2[zero]", Estimate(fit.B2_zero, n=len(A), method="least B^2 with G^2 = 0 at every point"))
+        out.set(
+            var.key("B2", var.ZERO), Estimate(fit.B2_zero, n=len(A), method="least B^2 with G^2 = 0 at every point")
+        )
         out.meta["dissimilarity_frontier"] = [list(v) for v in fit.frontier()]
     return out
 
@@ -172,7 +175,7 @@ def track(
         if step == steps:
             break
         idx = torch.randint(0, n, (train_batch,), generator=gen)
-        secant = step in done and points[-1].get("L[secant]") is None
+        secant = step in done and points[-1].get(var.key("L", var.SECANT)) is None
         if secant:
             obj = Objective(
                 model, loss, X, y, sp, device=measure_kw.get("device", "auto"), dtype=measure_kw.get("dtype")
@@ -186,8 +189,9 @@ def track(
         if secant:
             after = {k: v.detach().to(obj.device, obj.dtype) for k, v in model.named_parameters() if k in before}
             s = secant_smoothness(obj, before, after)
-            points[-1].set("L[secant]", Estimate(s, n=n, method="||grad f(x_t+1) - grad f(x_t)|| / ||x_t+1 - x_t||"
-                           " over one SGD step (a lower bound on L along the step)"))  # fmt: skip
+            how = "||grad f(x_t+1) - grad f(x_t)|| / ||x_t+1 - x_t|| over one SGD step"
+            how += " (a lower bound on L along the step)"
+            points[-1].set(var.key("L", var.SECANT), Estimate(s, n=n, method=how))
         if odir is not None and (step in done or step + 1 == steps):
             _save(odir, key, config, done, points, model, opt, gen, step + 1)
     summary = summarise(points, done)

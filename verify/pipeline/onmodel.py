@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 import sfltheory as st
+from sfltheory import variants as var
 from sfltheory.constants import Constants, needed_keys
 from sfltheory.errors import ParameterError, SflTheoryError
 from verify.constants.measure import group_of_key, measure
@@ -66,7 +67,7 @@ def _groups(result: str, problem: ModelProblem, lam: float | None, batch: int) -
         if lam is None:
             raise ParameterError("lam", f"{result} needs the zeroth-order estimator's error: give its radius lam")
         kw["lam"] = float(lam)
-    if any(k.endswith("[batch]") for k in keys):
+    if any(var.BATCH in var.split(k)[1] for k in keys):
         kw["batch"] = batch
     return groups, kw
 
