@@ -133,7 +133,8 @@ def show_dict(r: Result) -> dict[str, Any]:
     params = r.parameters()
     return {
         **result_summary(r),
-        "reference": REFERENCES.get(r.paper),
+        "reference": r.provenance.reference or REFERENCES.get(r.paper),
+        "citation": r.provenance.citation,
         "editions": [e.id for e in editions(r)],
         "statement": r.statement,
         "terms": [{"name": t.name, "latex": latex(t.expr), "meaning": t.meaning} for t in r.terms],
@@ -152,6 +153,7 @@ def show_dict(r: Result) -> dict[str, Any]:
         "assumptions": [{"key": a.key, "name": a.name, "statement": a.statement} for a in r.assumptions],
         "step": r.step,
         "defaults": {d.name: str(d.expr) for d in r.defaults},
+        "default_rules": [{"name": d.name, "formula": str(d.expr), "rule": d.rule} for d in r.defaults],
         "vocabulary": [
             {
                 "name": n,
@@ -173,7 +175,7 @@ def show_text(r: Result) -> str:
     out = [
         f"{r.id}  ({r.kind}) {r.title}",
         f"  source: {p.seed}, {p.label} {p.equation or ''} — {p.section}".rstrip(),
-        f"  paper: {REFERENCES.get(r.paper, r.paper)}",
+        f"  paper: {r.provenance.reference or REFERENCES.get(r.paper, r.paper)}",
         f"  editions: {', '.join(d['editions'])}",
         f"  bounds: {r.lhs}",
     ]
@@ -191,6 +193,9 @@ def show_text(r: Result) -> str:
             out.append(f"  [{h['source']}/{h['kind']}] {h['printed']}   ({h['where']})")
             if h["note"]:
                 out.append(f"      note: {h['note']}")
+    if r.defaults:
+        out += ["", "Defaults (filled in when not given, in the order sfltheory/defaults.py documents):"]
+        out += [f"  {x['name']} = {x['formula']}   ({x['rule']})" for x in d["default_rules"]]
     if r.assumptions:
         out += ["", "Assumptions:"] + [f"  {a.name}: {a.statement}" for a in r.assumptions]
     if d["vocabulary"]:
