@@ -13,9 +13,10 @@ This package never imports torch; the empirical side lives in ``verify``.
 """
 
 from .errors import ParameterError, SflTheoryError, UnknownResultError
-from .evaluate import Evaluation, StepCheck, bound_function, bound_value, evaluate, max_step, resolve
+from .evaluate import Evaluation, bound_function, bound_value, evaluate, resolve
 from .registry import catalogue, editions, get, results
 from .result import Discrepancy, Hypothesis, Provenance, Result, Term
+from .stepsize import StepCheck, max_step
 
 __version__ = "0.1.0"
 

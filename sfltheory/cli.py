@@ -6,6 +6,7 @@ Bad input prints one line (``sfltheory: error: ...``) and exits with status 2; n
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import sys
@@ -17,8 +18,9 @@ import numpy as np
 
 from . import report
 from .errors import ParameterError, SflTheoryError
-from .evaluate import evaluate, max_step
-from .registry import PAPERS, get, results
+from .evaluate import evaluate
+from .registry import get, paper_keys, results
+from .stepsize import max_step
 
 if TYPE_CHECKING:
     from .plan.cuts import CutTable
@@ -55,8 +57,8 @@ def _print_json(obj: Any) -> None:
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
-    if a.paper is not None and a.paper not in PAPERS:
-        raise ParameterError("--paper", f"unknown paper key '{a.paper}'; known: {', '.join(PAPERS)}")
+    if a.paper is not None and a.paper not in paper_keys():
+        raise ParameterError("--paper", f"unknown paper key '{a.paper}'; known: {', '.join(paper_keys())}")
     rs = results(a.paper)
     if a.algorithm is not None:
         from .algorithms import algorithm
@@ -166,13 +168,13 @@ def _cmd_bound(a: argparse.Namespace) -> int:
 def _best_steps(rid: str, params: dict[str, Any]) -> dict[str, Any] | None:
     """The bound at the largest feasible step and at the bound-minimising one, when every other parameter
     of the result is given (otherwise None: check-lr needs only what the step conditions use)."""
-    from .evaluate import _step_family
     from .plan.search import solve
+    from .stepsize import step_family
 
     r = get(rid)
     if r.step is None or not r.explicit:
         return None
-    fam = _step_family(r)
+    fam = step_family(r)
     rest = {k: v for k, v in params.items() if k not in fam}
     try:
         at_max = solve(r, rest, "max")
@@ -490,6 +492,13 @@ def _search_args(s: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="sfltheory", description="Convergence theory of split federated learning, evaluated.")
+    p.add_argument(
+        "--results",
+        action="append",
+        metavar="FILE",
+        help="also load the results declared in FILE (.toml/.yaml) or a directory of them; repeatable, before or "
+        "after the command (and SFLTHEORY_RESULTS: paths separated by ':'); see examples/my_theorem.toml",
+    )
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
 
     s = sub.add_parser("list", help="list every encoded result")
@@ -620,7 +629,37 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def split_results_option(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``--results FILE`` / ``--results=FILE`` anywhere in ``argv`` (before or after the command): the files, and
+    the arguments without them."""
+    files: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        x = argv[i]
+        if x == "--":
+            rest += argv[i:]
+            break
+        if x == "--results":
+            if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                raise ParameterError("--results", "expected a results file (.toml, .yaml) or a directory after it")
+            files.append(argv[i + 1])
+            i += 2
+            continue
+        if x.startswith("--results="):
+            files.append(x.partition("=")[2])
+        else:
+            rest.append(x)
+        i += 1
+    return files, rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        files, argv = split_results_option(sys.argv[1:] if argv is None else list(argv))
+    except SflTheoryError as e:
+        print(f"sfltheory: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     parser = build_parser()
     # name=value pairs may come after options (plan ID --model m L=1 ...): argparse leaves those over
     args, extra = parser.parse_known_args(argv)
@@ -631,7 +670,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(bad)}")
         getattr(args, dest).extend(extra)  # type: ignore[arg-type]
     try:
-        rc = int(args.func(args))
+        from .registry import using
+        from .userresults import from_environment
+
+        paths: list[str | Path] = [*from_environment(), *files]  # results of your own (README: "Your own theorem")
+        with using(paths) if paths else contextlib.nullcontext():
+            rc = int(args.func(args))
         for line in getattr(args, "deferred_notes", ()):
             print(line, file=sys.stderr)
         return rc

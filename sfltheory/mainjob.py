@@ -26,7 +26,8 @@ from typing import Any
 
 from . import report
 from .atomic import write_atomic
-from .evaluate import evaluate, max_step
+from .evaluate import evaluate
+from .stepsize import max_step
 
 # An AlexNet-like split (d about 5.7e7 parameters, first conv block on the client), 10 clients.
 EXAMPLE: dict[str, float] = {

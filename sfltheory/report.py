@@ -11,9 +11,10 @@ import numpy as np
 import sympy as sp
 
 from . import vocabulary as vocab
-from .evaluate import Evaluation, HypothesisCheck, StepCheck
-from .registry import PAPERS, REFERENCES, editions, results
+from .evaluate import Evaluation, HypothesisCheck
+from .registry import PAPERS, REFERENCES, editions, reference, results
 from .result import Result
+from .stepsize import StepCheck
 
 
 def latex(expr: sp.Expr) -> str:
@@ -97,7 +98,7 @@ def list_text(rs: Iterable[Result]) -> str:
     for key, group in by_paper.items():
         rows = [[r.id, r.kind + ("" if r.explicit else " (O)"), clip(r.title, 40), clip(_where(r), 22)]
                 for r in group]  # fmt: skip
-        head = "\n".join(textwrap.wrap(f"{key}: {REFERENCES.get(key, PAPERS[key][1])}", 118))
+        head = "\n".join(textwrap.wrap(f"{key}: {reference(key)}", 118))  # a user paper: its file's reference
         blocks.append(head + "\n" + _table(rows, ["id", "kind", "title", "where"]))
     return "\n\n".join(blocks)
 
@@ -289,6 +290,7 @@ def step_dict(sc: StepCheck) -> dict[str, Any]:
                     "max": b.bound,
                     "holds": b.holds,
                     "slack": b.slack,
+                    "path": b.path,  # how "max" was found: closed form, bisection, unconstrained, infeasible
                 }
                 for b in sc.branches
             ],
@@ -300,12 +302,13 @@ def step_dict(sc: StepCheck) -> dict[str, Any]:
 
 def step_text(sc: StepCheck) -> str:
     rows = [
-        [b.name, b.source, num(b.bound), "-" if b.holds is None else _holds(b.holds), num(b.slack)] for b in sc.branches
+        [b.name, b.source, num(b.bound), _path(b.path), "-" if b.holds is None else _holds(b.holds), num(b.slack)]
+        for b in sc.branches
     ]
     out = [
         f"{sc.id}: step size {sc.step}",
         "",
-        _table(rows, ["branch", "source", f"max {sc.step}", "status", f"slack (max {sc.step} - {sc.step})"]),
+        _table(rows, ["branch", "source", f"max {sc.step}", "path", "status", f"slack (max {sc.step} - {sc.step})"]),
         "",
         f"max {sc.step} (statement): {num(sc.max_step)}  binding: {_binding(sc.binding)}",
         f"max {sc.step} (with the proof's conditions): {num(sc.max_step_all)}  binding: {_binding(sc.binding_all)}",
@@ -324,6 +327,11 @@ def step_text(sc: StepCheck) -> str:
     else:  # a sweep: the binding branch and the advice per point, not one line of arrays
         out += ["", *step_points(sc)]
     return "\n".join(out)
+
+
+def _path(p: Any) -> str:
+    """How a branch's largest step was found; over a sweep each path once (``closed form/bisection``)."""
+    return str(p) if np.ndim(p) == 0 else "/".join(dict.fromkeys(str(x) for x in np.ravel(p)))
 
 
 def _binding(b: Any) -> str:

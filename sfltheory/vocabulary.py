@@ -92,6 +92,26 @@ _register(
     _P("eta_l", r"\eta_l", "local step size", "positive", "step"),
     # quantities several papers share (merged from per-paper names)
     _P("gradnorm2_f", r"\|\nabla f(x^t)\|^2", "squared global gradient norm at the start of the round", "nonneg"),
+    _P(
+        "gradnorm2_Fk",
+        r"\|\nabla f_m(x^t)\|^2",
+        "squared local gradient norm of one client at the start of the round",
+        "nonneg",
+    ),
+    _P("gap_round", r"f(x^t)-f^*", "optimality gap at the start of round t (per-round bounds)", "nonneg", "derived"),
+    _P(
+        "gap_next",
+        r"\mathbb E f(x^{t+1})-f^*",
+        "expected optimality gap after round t (per-round bounds)",
+        "nonneg",
+        "derived",
+    ),
+    _P(
+        "eps_target",
+        r"\epsilon",
+        "target accuracy: rounds to reach a bound <= epsilon (rounds-to-accuracy results)",
+        "positive",
+    ),
     _P("E_epochs", "E", "local epochs per round", "count", "count"),
     _P("D_k", "D_k", "size of one client's local dataset", "count", "count"),
     _P("q_smash", "q", "size of the smashed (cut-layer) activation of one sample", "positive", "dimension"),
@@ -116,6 +136,8 @@ PAPER_NOTATION: dict[str, dict[str, str]] = {
         "delta": r"\delta",
         "d_c": r"|\theta_c|",
         "F": r"f(\theta_g^1)-f^*",
+        "gap_round": r"f(\theta_g^t)-f^*",
+        "gap_next": r"\mathbb E f(\theta_g^{t+1})-f^*",
     },
     "sl_noniid": {
         "T": "R",

@@ -48,7 +48,7 @@ def corollary(
     bound: sp.Expr = CORRECT,
     rate: str = r"\mathcal O\left(\frac{1}{\sqrt T}\right)",
     statement: str = r"\frac{2L\mathcal F+\sigma^2}{\sqrt T}",
-    extra_default: tuple[tuple[str, sp.Expr], ...] = (),
+    extra_default: tuple[Default, ...] = (),
     hypotheses: tuple[Hypothesis, ...] = (),
 ) -> Result:
     return Result(
@@ -75,7 +75,7 @@ def corollary(
         statement=statement,
         rate=rate,
         step="eta",
-        defaults=(Default(name="eta", expr=ETA, rule="TODO(rule)"), *extra_default),
+        defaults=(Default(name="eta", expr=ETA, rule="the planted corollary's step choice"), *extra_default),
     )
 
 
@@ -136,13 +136,13 @@ def test_printed_latex_differing_from_the_terms_is_caught() -> None:
 def test_silently_ignored_parameter_is_caught_and_refusal_passes() -> None:
     # a default that depends on other parameters (eta_g = sqrt(T), a corollary-style choice) baked into a bound
     # that does not contain it: given another eta_g, evaluation used to report the bound at the default
-    cor = corollary(extra_default=(("eta_g", sp.sqrt(T)),))
+    cor = corollary(extra_default=(Default(name="eta_g", expr=sp.sqrt(T), rule="planted: eta_g = sqrt(T)"),))
     (f,) = run(theorem(), cor, ["substitutions"])
     before, after = f.reevaluations
     assert "eta_g" in after.params and "eta_g" not in before.params and before.value == after.value
     assert f.severity == "unstated condition"  # neither the parent nor an edition contains eta_g
     refused = corollary(
-        extra_default=(("eta_g", sp.sqrt(T)),),
+        extra_default=(Default(name="eta_g", expr=sp.sqrt(T), rule="planted: eta_g = sqrt(T)"),),
         hypotheses=(Hypothesis(name="eta_g = sqrt(T)", lhs=eta_g, rel="==", rhs=sp.sqrt(T), kind="choice", printed=r"\eta_g=\sqrt T",
                                where="Corollary P"),),
     )  # fmt: skip
@@ -156,7 +156,7 @@ def test_a_fixed_value_baked_into_a_bound_is_refused_by_evaluation() -> None:
 
     from sfltheory.errors import ParameterError
 
-    cor = corollary(extra_default=(("eta_g", sp.Integer(1)),))
+    cor = corollary(extra_default=(Default(name="eta_g", expr=sp.Integer(1), rule="planted: stated at eta_g = 1"),))
     pt = {"L": 2.0, "F": 1.0, "T": 16.0, "sigma2": 1.0}
     assert evaluate(cor, {**pt, "eta_g": 1.0}).value == evaluate(cor, pt).value
     with pytest.raises(ParameterError, match=r"is stated at eta_g = 1 only"):

@@ -15,6 +15,7 @@ import sfltheory as st
 
 P1 = "cut_layer/prop1"
 P1_PROOF = "cut_layer/prop1@proof"
+P1_ROUND = "cut_layer/prop1@round"
 
 # Case A: F=10, T=100, K(=tau)=5, M(=clients)=10, L(=S)=1, sigma2=eps2=1, eta=0.01; sum_alpha2 defaults to 1/M=0.1
 A = dict(F=10, T=100, K=5, M=10, L=1, sigma2=1, eps2=1, eta=0.01)
@@ -190,7 +191,7 @@ def test_prop1_catalogue_entry() -> None:
     r = st.get(P1)
     assert r.kind == "proposition" and r.step == "eta" and r.rate is None and r.explicit
     assert r.provenance.equation == "(6)"
-    assert {e.id for e in st.editions(r)} == {P1, P1_PROOF}
+    assert {e.id for e in st.editions(r)} == {P1, P1_PROOF, P1_ROUND}
     assert len(r.discrepancies) >= 10
     # the bound does not depend on the cut layer
     assert not {"d", "d_c", "d_s"} & set(r.parameters())
@@ -367,6 +368,7 @@ def test_every_result_cites_the_seed() -> None:
     assert {r.id for r in rs} == {
         P1,
         P1_PROOF,
+        P1_ROUND,
         "cut_layer/lem1",
         "cut_layer/lem2",
         "cut_layer/tau_def",
@@ -379,3 +381,93 @@ def test_every_result_cites_the_seed() -> None:
             if h.source == "implicit":
                 assert h.note
     assert math.isclose(st.max_step(P1, L=2, K=1, M=1).max_step, 1 / 32)  # 1/(16*2*1)
+
+
+# --- Proposition 1, per-round bound (27), App. B.4 ---------------------------------------------------
+# (27): eta^t ||grad f(theta^t)||^2 <= (4/tau)(f(theta^t) - E f(theta^{t+1})) + 8 K S (eta^t)^2 (2 tau^2/tau) sum a^2 (s^2+e^2)
+# the decrease is gap_round - gap_next (optimality gaps before and after the round)
+R27 = dict(eta=0.01, K=5, gap_round=1.5, gap_next=1.0, M=10, L=1, sigma2=1, eps2=1)
+
+
+def test_prop1_round_case_a() -> None:
+    ev = st.evaluate(P1_ROUND, **R27)
+    # decrease (4/tau)(1.5 - 1.0)                          = 0.8*0.5                              = 0.4
+    # noise    8 K S eta^2 (2 tau^2/tau) sum a^2 (s^2+e^2) = 8*10*1*1e-4*(2*25/5)*0.1*2 = 8e-3*10*0.2 = 0.016
+    assert ev.terms["decrease"] == pytest.approx(0.4)
+    assert ev.terms["variance+heterogeneity"] == pytest.approx(0.016)
+    assert ev.value == pytest.approx(0.416)
+    assert ev.derived == {"sum_alpha2": "1/M"}
+    # branches as for (26): 1/(16*1*5) = 0.0125, 1/(8*1*10*5*0.1) = 0.025, both above 0.01
+    assert ev.applies and ev.proof_conditions_hold
+
+
+def test_prop1_round_case_b_increase() -> None:
+    ev = st.evaluate(P1_ROUND, eta=0.02, K=2, gap_round=0.1, gap_next=0.3, M=4, L=2, sigma2=3, eps2=1)
+    # decrease (4/2)(0.1 - 0.3) = -0.4 (f went up); sum a^2 = 1/4
+    # noise 8*4*2*4e-4*(2*4/2)*0.25*(3+1) = 0.0256*4*0.25*4 = 0.1024 ; total -0.4 + 0.1024 = -0.2976
+    assert ev.terms["decrease"] == pytest.approx(-0.4)
+    assert ev.terms["variance+heterogeneity"] == pytest.approx(0.1024)
+    assert ev.value == pytest.approx(-0.2976)
+    # 1/(16*2*2) = 0.015625 < 0.02: the first branch fails
+    assert not ev.applies
+    assert [h.name for h in ev.failed("statement")] == ["eta<=1/(16 S tau)"]
+
+
+def test_prop1_round_noise_is_twice_the_rearranged_26_and_equals_6() -> None:
+    # (26) times 4/tau: 4/5 * 0.01 = 0.008; (27) prints 0.016 = 2 * 0.008 (the "(27) vs (26)" discrepancy)
+    n26 = st.evaluate(P1_PROOF, **B).terms["variance+heterogeneity"]
+    n27 = st.evaluate(P1_ROUND, **R27).terms["variance+heterogeneity"]
+    assert 4 / 5 * n26 == pytest.approx(0.008)
+    assert n27 == pytest.approx(2 * 0.008)
+    # averaging (27) over t at a constant step gives (6)'s noise term: 16 K S tau sum a^2 (s^2+e^2) eta^2 = 0.016
+    assert st.evaluate(P1, **A).terms["variance+heterogeneity"] == pytest.approx(n27)
+
+
+def test_prop1_round_tau_from_epochs() -> None:
+    p = {k: v for k, v in R27.items() if k != "K"}
+    ev = st.evaluate(P1_ROUND, **p, E_epochs=1, D_k=100, batch=32)
+    # tau = ceil(100/32) = 4: decrease (4/4)*0.5 = 0.5; noise 8*10*1e-4*(2*16/4)*0.1*2 = 8e-3*8*0.2 = 0.0128
+    assert ev.params["K"] == 4
+    assert ev.value == pytest.approx(0.5128)
+
+
+def test_prop1_round_branches_both_sides() -> None:
+    sc = st.max_step(P1_ROUND, L=1, K=5, M=10, sum_alpha2=0.5)
+    # min{1/(16*5) = 0.0125, 1/(8*10*5*0.5) = 0.005}; the implicit (21) condition 4/(41*10*5*0.5) = 4/1025
+    assert sc.max_step == pytest.approx(0.005)
+    assert sc.binding == "eta<=1/(8 S K tau sum alpha_k^2)"
+    assert sc.max_step_all == pytest.approx(4 / 1025)
+    base = {**R27, "sum_alpha2": 0.5}
+    assert st.evaluate(P1_ROUND, **{**base, "eta": 0.005 * (1 - 1e-9)}).applies
+    above = st.evaluate(P1_ROUND, **{**base, "eta": 0.005 * (1 + 1e-6)})
+    assert not above.applies
+    assert [h.name for h in above.failed("statement")] == ["eta<=1/(8 S K tau sum alpha_k^2)"]
+    assert st.max_step(P1_ROUND, L=1, K=5, M=10).max_step == pytest.approx(0.0125)  # 1/(16*1*5)
+
+
+def test_prop1_round_bad_inputs() -> None:
+    with pytest.raises(st.ParameterError) as e:
+        st.evaluate(P1_ROUND, **{k: v for k, v in R27.items() if k != "gap_next"})
+    assert e.value.name == "gap_next"
+    with pytest.raises(st.ParameterError) as e:
+        st.evaluate(P1_ROUND, **{**R27, "gap_round": -1})
+    assert e.value.name == "gap_round"
+
+
+def test_prop1_round_catalogue_entry() -> None:
+    r = st.get(P1_ROUND)
+    assert r.label == "prop1" and r.edition == "round" and r.step == "eta" and r.rate is None and r.explicit
+    assert r.provenance.equation == "(27)" and r.provenance.section == "App. B.4"
+    assert "App. B.4, (27) vs (26)" in {d.where for d in r.discrepancies}
+    sources = {h.name: h.source for h in r.hypotheses}
+    assert sources["eta<=1/(16 S tau)"] == "statement"
+    assert sources["Lemma 1: eta<=1/(sqrt(8) S tau)"] == "proof"
+    assert sources["(26) noise and coefficient: 8 eta S tau + 8 (eta S tau)^2 <= 1"] == "implicit"
+
+
+def test_every_result_carries_the_reference_and_real_default_rules() -> None:
+    for r in st.results("cut_layer"):
+        assert "Dachille" in r.provenance.reference and "arXiv:2412.15536" in r.provenance.reference
+        assert r.provenance.reference in r.provenance.citation
+        for d in r.defaults:
+            assert "TODO" not in d.rule and d.rule.strip()

@@ -51,9 +51,11 @@ def test_catalogue_lists_every_result_and_edition() -> None:
         "heron_sfl/thm1@proof",
         "heron_sfl/thm1@round",
         "heron_sfl/thm1@sum",
+        "heron_sfl/lemma2",
         "heron_sfl/lemma3",
         "heron_sfl/lemma4",
         "heron_sfl/eq45",
+        "heron_sfl/remark2",
         "heron_sfl/thm2",
         "heron_sfl/thm2@round",
         "heron_sfl/thm2@sum",
@@ -649,3 +651,150 @@ def test_discrepancies_recorded() -> None:
     assert math.sqrt(1 / 100) / math.sqrt(100) == pytest.approx(1 / 100)
     # Lemma 3 (28): h(h+1)/2 <= h^2/2 fails already at h = 1 (1 > 0.5)
     assert 1 * 2 / 2 > 1 / 2
+
+
+# --- the package: one module per result, the reference in every provenance ---------------------------
+NEW_IDS = {"heron_sfl/lemma2", "heron_sfl/remark2"}
+
+
+def test_catalogue_adds_lemma2_and_remark2() -> None:
+    # the 22 results of the single-module encoding plus Lemma 2 (19) and Remark 2's rounds count
+    ids = [r.id for r in st.results("heron_sfl")]
+    assert len(ids) == 24 and len(set(ids)) == 24
+    assert NEW_IDS <= set(ids)
+    # new results sit next to their relatives: Remark 2 after Theorem 1, Lemma 2 before Lemma 3
+    assert ids.index("heron_sfl/remark2") == ids.index("heron_sfl/thm1@sum") + 1
+    assert ids.index("heron_sfl/lemma2") + 1 == ids.index("heron_sfl/lemma3")
+
+
+def test_package_exports_and_reference() -> None:
+    from sfltheory.papers import heron_sfl
+
+    assert heron_sfl.KEY == "heron_sfl" and heron_sfl.SEED == "001_e8dcbf2a405221d7.txt"
+    assert "2601.09076" in heron_sfl.REFERENCE and "Kou" in heron_sfl.REFERENCE and "\n" not in heron_sfl.REFERENCE
+    assert [r.id for r in heron_sfl.RESULTS] == [r.id for r in st.results("heron_sfl")]
+    assert {"d_aux", "dev2_local"} <= {p.name for p in heron_sfl.PARAMS}
+    for r in heron_sfl.RESULTS:
+        assert r.provenance.reference == heron_sfl.REFERENCE, r.id
+        assert heron_sfl.REFERENCE in r.provenance.citation
+        for d in r.defaults:
+            assert d.rule.strip() and "TODO" not in d.rule, (r.id, d.name)
+    # every module states its result and cites the paper and the seed
+    for mod in (heron_sfl.thm1, heron_sfl.remark2, heron_sfl.lemma2, heron_sfl.lemma3, heron_sfl.lemma4,
+                heron_sfl.eq45, heron_sfl.thm2, heron_sfl.lemma5, heron_sfl.table1):  # fmt: skip
+        assert mod.__doc__ and "arXiv:2601.09076" in mod.__doc__ and "001_e8dcbf2a405221d7.txt" in mod.__doc__
+
+
+def test_own_assumptions_say_how_their_constants_are_read() -> None:
+    from sfltheory.papers.heron_sfl import _common
+
+    assert {p.name for p in _common.ZO_VARIANCE.picks} == {"sigma_c2"}
+    assert not _common.OUTPUT_DRIFT.picks and "reference" in _common.OUTPUT_DRIFT.unmeasured
+
+
+# --- Lemma 2, eq. (19) ---------------------------------------------------------------------------------
+L2 = dict(L=1, d_c=10, d_aux=2, G_c2=1, batch=4, lam=0.1, sigma_c2=0.5, gc2_round=2, dev2_local=0.25)
+
+
+def test_lemma2_case_a() -> None:
+    ev = st.evaluate("heron_sfl/lemma2", **L2)
+    # (19) at d = 12, L = 1, G_c^2 = 1, B = 4, mu = 0.1, sigma_c^2 = 0.5, ||grad f_c||^2 = 2, drift 0.25:
+    # 2dG_c^2/B = 2*12/4 = 6 ; d^2L^2mu^2/(2B) = 144*0.01/8 = 0.18 ; 2mu^2L^2 = 0.02 ; 6 sigma_c^2 = 3 ;
+    # 6||grad f_c||^2 = 12 ; 6L^2 drift = 1.5  ->  6 + 0.18 + 0.02 + 3 + 12 + 1.5 = 22.7
+    assert ev.terms["ZO second moment (G_c)"] == pytest.approx(6)
+    assert ev.terms["ZO bias (d^2)"] == pytest.approx(0.18)
+    assert ev.terms["smoothing bias"] == pytest.approx(0.02)
+    assert ev.terms["local drift"] == pytest.approx(1.5)
+    assert ev.value == pytest.approx(22.7)
+    assert ev.applies and not ev.hypotheses  # Lemma 2 prints no condition
+
+
+def test_lemma2_case_b() -> None:
+    ev = st.evaluate("heron_sfl/lemma2", **{**L2, "L": 2})
+    # L = 2: d^2L^2mu^2/(2B) = 144*4*0.01/8 = 0.72 ; 2mu^2L^2 = 2*0.01*4 = 0.08 ; 6L^2 drift = 6*4*0.25 = 6
+    # 6 + 0.72 + 0.08 + 3 + 12 + 6 = 27.8
+    assert ev.value == pytest.approx(27.8)
+    with pytest.raises(st.ParameterError):
+        st.max_step("heron_sfl/lemma2", L=1)  # no step-size condition
+
+
+def test_lemma2_is_the_beta_of_lemma3() -> None:
+    # (26)-(29): Lemma 3's (24) is h^3 eta_c^2 beta/2 with beta = (19) at zero drift. Lemma 3 case A
+    # (L=1, h=2, eta_c=0.1, d=2, B=2, mu=0.5, sigma^2=1, ||grad f_c||^2=1) gives 0.59; beta there is
+    # 2*2/2 + 4*0.25/4 + 2*0.25 + 6 + 6 = 2 + 0.25 + 0.5 + 12 = 14.75, and 8*0.01/2 * 14.75 = 0.04*14.75 = 0.59
+    p = dict(L=1, G_c2=1, batch=2, d_c=2, d_aux=0, lam=0.5, sigma_c2=1, gc2_round=1)
+    beta = st.evaluate("heron_sfl/lemma2", **p, dev2_local=0).value
+    assert beta == pytest.approx(14.75)
+    l3 = st.evaluate("heron_sfl/lemma3", **p, K=2, eta_c=0.1).value
+    assert l3 == pytest.approx(2**3 * 0.1**2 / 2 * beta) and l3 == pytest.approx(0.59)
+
+
+def test_lemma2_record() -> None:
+    r = st.get("heron_sfl/lemma2")
+    assert r.kind == "lemma" and r.provenance.equation == "(19)" and r.provenance.section == "App. A-B1"
+    assert [a.key for a in r.assumptions] == [
+        "smoothness_per_client",
+        "bounded_gradients_per_part",
+        "zo_estimator_variance",
+    ]
+    notes = " ".join(d.note for d in r.discrepancies)
+    assert "auxiliary head" in notes  # (20)(c): the estimator's gradient is that of the local auxiliary loss
+    assert "factor d" in notes  # (4) vs (18)
+    assert "s_c^{t,m+1}" in notes  # (26)'s index shift
+
+
+# --- Remark 2: T = O(d/(hNB eps^2)) ----------------------------------------------------------------------
+R2 = dict(d_c=1000, d_aux=0, K=2, M=10, batch=5, L=1)
+
+
+def test_remark2_count_and_the_choices_it_assumes() -> None:
+    ev = st.evaluate("heron_sfl/remark2", **R2, eps_target=0.1)
+    # T = d/(hNB eps^2) = 1000/(2*10*5*0.01) = 1000/1 = 1000
+    assert ev.value == pytest.approx(1000)
+    # Theorem 1's choices at T = 1000: eta_c = sqrt(NB/(dhT)) = sqrt(50/2e6) = 0.005 (= NB eps/d = 50*0.1/1000),
+    # eta_s = sqrt(hB/(dNT)) = sqrt(10/1e7) = 0.001 (= hB eps/d), mu = (dhNBT)^(-1/4) = (1e8)^(-1/4) = 0.01
+    assert set(ev.derived) == {"T", "eta_c", "eta_s", "lam"}
+    assert ev.params["T"] == pytest.approx(1000)
+    assert ev.params["eta_c"] == pytest.approx(0.005)
+    assert ev.params["eta_s"] == pytest.approx(0.001)
+    assert ev.params["lam"] == pytest.approx(0.01)
+    # (30): 0.005 <= min{1/6, 2/40 = 0.05, 10/72}; (45)(a): 0.001 <= 1/10
+    assert ev.applies and ev.proof_conditions_hold
+
+
+def test_remark2_speedup_as_printed() -> None:
+    # h -> 2h halves the rounds, N B -> 2 N B halves them: 1000/(4*10*5*0.01) = 500 ; 1000/(2*10*10*0.01) = 500
+    assert st.evaluate("heron_sfl/remark2", **{**R2, "K": 4}, eps_target=0.1).value == pytest.approx(500)
+    assert st.evaluate("heron_sfl/remark2", **{**R2, "batch": 10}, eps_target=0.1).value == pytest.approx(500)
+
+
+def test_remark2_holds_only_for_small_eps() -> None:
+    # eta_c = NB eps/d <= 2/(NLh^2) iff eps <= 2d/(L N^2 B h^2) = 2000/(100*5*4) = 1: both sides of eps = 1
+    name = "eta_c<=2/(NLh^2)"
+    assert _hyp(st.evaluate("heron_sfl/remark2", **R2, eps_target=1 - 1e-6), name)
+    bad = st.evaluate("heron_sfl/remark2", **R2, eps_target=1.2)
+    # eta_c = 50*1.2/1000 = 0.06 > 0.05 ; the other branches: 0.06 <= 1/6 and 0.06 <= 10/72 = 0.139
+    assert not bad.applies and [h.name for h in bad.failed("statement")] == [name]
+    assert bad.value == pytest.approx(1000 / (100 * 1.44))  # 6.944: the count, printed but not applicable
+    r = st.get("heron_sfl/remark2")
+    assert any("2d/(L N^2 B h^2)" in d.note for d in r.discrepancies)
+
+
+def test_remark2_record() -> None:
+    r = st.get("heron_sfl/remark2")
+    assert r.kind == "model" and r.explicit and r.rate is not None and r"hNB\varepsilon^{2}" in r.rate
+    assert r.provenance.label == "Remark 2"
+    assert [d.name for d in r.defaults] == ["T", "eta_c", "eta_s", "lam"]
+    assert any("1/sqrt(d)" in d.note for d in r.discrepancies)  # the remark's own ratio claim
+
+
+def test_remark2_step_and_its_choice() -> None:
+    p = dict(R2, eps_target=0.1)
+    # the step branches of (30) at L=1, N=10, h=2: 1/(3*2) = 0.1667, 2/(10*4) = 0.05, 10/72 = 0.139 -> 0.05 binds;
+    # the choice eta_c = 0.005 (see above) lies inside
+    sc = st.max_step("heron_sfl/remark2", **p)
+    assert sc.max_step == pytest.approx(0.05) and sc.binding == "eta_c<=2/(NLh^2)"
+    # a step other than the choice is not the remark's: the count does not apply to it
+    ev = st.evaluate("heron_sfl/remark2", **p, eta_c=0.01)
+    assert not ev.applies and [h.name for h in ev.failed("statement")] == ["choice eta_c"]
+    assert ev.value == pytest.approx(1000)

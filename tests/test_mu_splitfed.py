@@ -368,3 +368,177 @@ def test_derived_d_s_from_equal_d_and_d_c() -> None:
     p = {k: v for k, v in A.items() if k != "d_s"}
     with pytest.raises(st.ParameterError, match=r"d_s.*derived as d - d_c"):
         st.evaluate("mu_splitfed/thm4.1", **p, d=1)
+
+
+# --- the package: every result once, in order ----------------------------------------------------
+def test_catalogue_holds_old_and_new_results() -> None:
+    from sfltheory.papers import mu_splitfed
+
+    ids = [r.id for r in mu_splitfed.RESULTS]
+    # 10 results before the package (thm4.1 x2, cor4.2 x2, thm4.3 x3, cor4.4 x2, eq12) + 14 new ones
+    assert len(ids) == len(set(ids)) == 24
+    assert ids[:2] == ["mu_splitfed/thm4.1", "mu_splitfed/thm4.1@proof"] and ids[-1] == "mu_splitfed/eq12"
+    assert [r.id for r in st.results("mu_splitfed")] == ids
+    # every result carries the full reference in its provenance
+    assert all("arXiv:2510.21155" in r.provenance.reference for r in mu_splitfed.RESULTS)
+
+
+def test_proof_editions_label_proof_only_conditions() -> None:
+    # App. C.1.3 step (iii) and App. D.1.3 'where we assume' print their step-size conditions in the proof only
+    for rid in ("mu_splitfed/thm4.1@proof", "mu_splitfed/thm4.3@proof", "mu_splitfed/eq24"):
+        srcs = {h.source for h in st.get(rid).hypotheses if h.kind == "step_size"}
+        assert "statement" not in srcs, rid
+    # Corollary 4.4's statement prints eta_g = sqrt(tau M); App. D.1.4 only derives it
+    (h,) = [h for h in st.get("mu_splitfed/cor4.4@proof").hypotheses if h.name == "eta_g = sqrt(tau M)"]
+    assert h.source == "statement"
+
+
+def test_thm43_proof_max_step_is_over_the_proof_conditions() -> None:
+    # No branch of (33)'s edition is in the statement, so max_step is the minimum over all of them. At B:
+    # D.1.3 assumed: 1/sqrt(120*(4 + 4)) = 0.0323 and eta_c <= MP/(12 L d_c) = 1/6 -> eta <= 1/12; D.1.1: 1/sqrt(48);
+    # Lemma D.3: 1/(2 sqrt(24*1.5)) = 1/12; implicit server coefficient 6 eta (8 eta + 1/2)(4 + 4) <= 2/4, i.e.
+    # 384 eta^2 + 24 eta - 1/2 <= 0, root (-24 + sqrt(576 + 768))/768 = 0.0164848...; the others are larger
+    sc = st.max_step("mu_splitfed/thm4.3@proof", L=1, tau=2, d_s=1, d_c=1, M=2, eta_g=1, P=1)
+    root = (-24 + math.sqrt(24**2 + 4 * 384 * 0.5)) / (2 * 384)
+    assert sc.max_step == pytest.approx(root) and sc.max_step_all == pytest.approx(root)
+    assert sc.binding == "D.1.3 server coefficient <= -eta_g eta_s tau/4"
+
+
+# --- eq. (24): the one-round inequality ----------------------------------------------------------
+def test_eq24_case_a() -> None:
+    ev = st.evaluate("mu_splitfed/eq24", **{k: v for k, v in A.items() if k not in ("F", "T")}, descent_round=0.1)
+    # server 4 eta^2 tau L (2 eta tau L + 1) d_s s_s^2/P = 4e-6*2*1.004          = 8.032e-6
+    # ZO s   eta tau L^2 (2 eta^2 tau^2 L^2 + 1/4) lam^2 d_s^3 = 0.002*0.250008*0.01 = 5.00016e-6
+    # ZO c   (eta/4) tau L^2 lam^2 d_c^3 = 0.00025*2*0.01                          = 5e-6
+    # client 2 eta^2 tau^2 L d_c s_c^2/P = 2e-6*4                                  = 8e-6
+    assert ev.terms["server variance"] == pytest.approx(8.032e-6)
+    assert ev.terms["ZO bias server"] == pytest.approx(5.00016e-6)
+    assert ev.value == pytest.approx(0.1 + 8.032e-6 + 5.00016e-6 + 5e-6 + 8e-6)
+    assert ev.params["P"] == 1 and ev.applies and ev.proof_conditions_hold
+
+
+def test_eq24_summed_is_thm41_proof() -> None:
+    # Averaging (24) over T rounds (descent telescopes to F/T) and dividing by eta tau/4 gives the proof's display:
+    # at A, 4/(0.001*2) * eq24(descent = 1/10) = 2000 * 0.10002603216 = 200.05206432
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        p = dict(L=rng.uniform(0.1, 3), tau=int(rng.integers(1, 9)), d_c=int(rng.integers(1, 50)), d_s=int(rng.integers(1, 50)),
+                 eta=rng.uniform(1e-5, 1e-2), sigma_c2=rng.uniform(0, 2), sigma_s2=rng.uniform(0, 2), lam=rng.uniform(0, 0.1),
+                 P=int(rng.integers(1, 4)))  # fmt: skip
+        F, T = rng.uniform(0.1, 5), int(rng.integers(1, 100))
+        one = st.evaluate("mu_splitfed/eq24", **p, descent_round=F / T).value
+        assert 4 / (p["eta"] * p["tau"]) * one == pytest.approx(
+            st.evaluate("mu_splitfed/thm4.1@proof", **p, F=F, T=T).value
+        )
+    at_a = {k: v for k, v in A.items() if k not in ("F", "T")}
+    assert 4 / 0.002 * st.evaluate("mu_splitfed/eq24", **at_a, descent_round=0.1).value == pytest.approx(200.05206432)
+
+
+def test_eq24_step_branch() -> None:
+    # all branches are the proof's; at L=1, tau=2, d_c=d_s=1, P=1 step (iii) binds: 1/(64*(2+2)) = 1/256
+    # (the others: 1/32, 1/2, 1/8, 1/4, 1/(4 sqrt 2), 1/(2 sqrt 8), 1/(4 sqrt 6))
+    sc = st.max_step("mu_splitfed/eq24", L=1, tau=2, d_c=1, d_s=1, P=1)
+    assert sc.max_step == pytest.approx(1 / 256) and sc.binding == "eta_s<=P/(64L(tau P+2d_s))"
+    ev = st.evaluate(
+        "mu_splitfed/eq24", **{k: v for k, v in A.items() if k not in ("F", "T", "eta")}, eta=1 / 200, descent_round=0.1
+    )
+    assert not ev.proof_conditions_hold
+    assert [h.name for h in ev.failed()] == ["eta_s<=P/(64L(tau P+2d_s))"]
+
+
+# --- Lemma B.1, (13) and (14) --------------------------------------------------------------------
+def test_lemma_b1() -> None:
+    # (14) at d=4, L=2, lam=0.1, ||grad f||^2=3: 2*4*3 + (4/2)*0.01*64 = 24 + 1.28
+    assert st.evaluate("mu_splitfed/lemmaB.1", d=4, L=2, lam=0.1, gradnorm2_f=3).value == pytest.approx(25.28)
+    # (13): (L/2) lam d^{3/2} = 1*0.1*8 = 0.8
+    assert st.evaluate("mu_splitfed/lemmaB.1.bias", d=4, L=2, lam=0.1).value == pytest.approx(0.8)
+
+
+# --- Lemmas C.2, C.3, C.4 (App. C.2) -------------------------------------------------------------
+C = dict(d_s=10, P=2, L=1, lam=0.1, sigma_s2=0.5, gradnorm2_xs=3, drift_xs=0.2)
+
+
+def test_lemma_c2() -> None:
+    ev = st.evaluate("mu_splitfed/lemmaC.2", **C, gradnorm2_lam_xs=1)
+    # (25): 4*10*3/2 + 4*1*10*0.2/2 + 2*10*0.5/2 + 1*0.01*1000/(2*2) - 1/2 = 60 + 4 + 5 + 2.5 - 0.5
+    assert ev.terms["smoothed gradient (subtracted)"] == pytest.approx(-0.5)
+    assert ev.value == pytest.approx(71.0)
+    # not given, the subtracted term is dropped (it is <= 0): 71.5
+    ev0 = st.evaluate("mu_splitfed/lemmaC.2", **C)
+    assert ev0.value == pytest.approx(71.5) and "gradnorm2_lam_xs" in ev0.derived
+
+
+def test_lemma_c3_and_its_proof_from_c2() -> None:
+    ev = st.evaluate("mu_splitfed/lemmaC.3", **C)
+    # (28): 4*11/2*3 + 4*1*11/2*0.2 + 2*10*0.5/2 + 0.01*1000/2 = 66 + 4.4 + 5 + 5
+    assert ev.value == pytest.approx(80.4)
+    # (29)-(30): E||G||^2 <= (25) without its subtracted term + (1 - 1/P) * (30), where
+    # (30) = 4*3 + 4*1*0.2 + (1/2)*0.01*1000 = 17.8: 71.5 + 17.8/2 = 80.4, at any point
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        p = dict(d_s=int(rng.integers(1, 100)), P=int(rng.integers(1, 9)), L=rng.uniform(0.1, 3), lam=rng.uniform(0, 1),
+                 sigma_s2=rng.uniform(0, 2), gradnorm2_xs=rng.uniform(0, 5), drift_xs=rng.uniform(0, 1))  # fmt: skip
+        eq30 = 4 * p["gradnorm2_xs"] + 4 * p["L"] ** 2 * p["drift_xs"] + p["L"] ** 2 * p["lam"] ** 2 * p["d_s"] ** 3 / 2
+        c2 = st.evaluate("mu_splitfed/lemmaC.2", **p).value
+        assert st.evaluate("mu_splitfed/lemmaC.3", **p).value == pytest.approx(c2 + (1 - 1 / p["P"]) * eq30)
+
+
+def test_lemma_c4() -> None:
+    p = dict(tau=2, P=1, d_s=3, L=1, lam=0.1, sigma_s2=0.5, gradnorm2_xs=2)
+    ev = st.evaluate("mu_splitfed/lemmaC.4", **p, eta_s=0.01)
+    # 16*1e-4*8*(1 + 3/2)/1*2 = 0.064; 8*1e-4*4*0.5*3/1 = 0.0048; 2*1e-4*8*1*0.01*27 = 0.000432
+    assert ev.value == pytest.approx(0.069232) and ev.applies
+    # eta_s <= 1/(4L sqrt(tau^2 + tau d_s/P)) = 1/(4 sqrt 10), = sqrt(P)/(4 tau L sqrt(P + d_s/tau)) = 1/(8 sqrt 2.5)
+    sc = st.max_step("mu_splitfed/lemmaC.4", **p)
+    assert sc.max_step == pytest.approx(1 / (4 * math.sqrt(10))) == pytest.approx(1 / (8 * math.sqrt(2.5)))
+    assert not st.evaluate("mu_splitfed/lemmaC.4", **p, eta_s=0.08).applies  # 0.08 > 0.0790569
+    # the printed sigma_L^2 is recorded and read as sigma_s^2
+    assert any("sigma_L" in d.printed for d in st.get("mu_splitfed/lemmaC.4").discrepancies)
+
+
+# --- Lemmas D.2, D.3 (App. D.2) ------------------------------------------------------------------
+def test_lemma_d2() -> None:
+    ev = st.evaluate("mu_splitfed/lemmaD.2", **C, eps2=0.4, gradnorm2_lam_xs=1)
+    # (34): 6*10*3/2 + 6*1*10*0.2/2 + 6*10*0.4/2 + 2*10*0.5/2 + 0.01*1000/(2*2) - 1/2 = 90 + 6 + 12 + 5 + 2.5 - 0.5
+    assert ev.terms["heterogeneity"] == pytest.approx(12)
+    assert ev.value == pytest.approx(115.0)
+
+
+def test_lemma_d3() -> None:
+    p = dict(tau=2, P=1, d_s=3, L=1, lam=0.1, sigma_s2=0.5, eps2=0.4, gradnorm2_xs=2)
+    ev = st.evaluate("mu_splitfed/lemmaD.3", **p, eta_s=0.01)
+    # 24*1e-4*(8 + 4*3/1) = 0.048; gradient 0.048*2 = 0.096; heterogeneity 0.048*0.4 = 0.0192;
+    # variance 8*1e-4*4*3*0.5/1 = 0.0048; ZO 2*1e-4*8*0.01*27 = 0.000432
+    assert ev.terms["heterogeneity"] == pytest.approx(0.0192)
+    assert ev.value == pytest.approx(0.120432)
+    # eta_s <= sqrt(P)/(tau L sqrt(24 (P + d_s/tau))) = 1/(2 sqrt 60)
+    assert st.max_step("mu_splitfed/lemmaD.3", **p).max_step == pytest.approx(1 / (2 * math.sqrt(60)))
+
+
+# --- footnote 3 and Table 2 ----------------------------------------------------------------------
+def test_footnote3_rounds() -> None:
+    # 1/(tau eps^2): tau=4, eps=0.1 -> 1/(4*0.01) = 25; tau=1 -> 100, the footnote's O(1/eps^2)
+    assert st.evaluate("mu_splitfed/fn3", tau=4, eps_target=0.1).value == pytest.approx(25)
+    assert st.evaluate("mu_splitfed/fn3", tau=1, eps_target=0.1).value == pytest.approx(100)
+
+
+def test_table2_rows() -> None:
+    # row 1: K/eps^2 = 5/0.01 = 500; row 2: K/(M eps^2) = 5/(10*0.01) = 50
+    assert st.evaluate("mu_splitfed/tab2.sfl_v1", K=5, eps_target=0.1).value == pytest.approx(500)
+    assert st.evaluate("mu_splitfed/tab2.sfl_v2", K=5, M=10, eps_target=0.1).value == pytest.approx(50)
+    # row 3: d/(M eps^2) = 100/(10*0.01) = 1000, stated at tau = 1 only
+    assert st.evaluate("mu_splitfed/tab2.mu_tau1", d=100, M=10, eps_target=0.1).value == pytest.approx(1000)
+    with pytest.raises(st.ParameterError, match="tau"):
+        st.evaluate("mu_splitfed/tab2.mu_tau1", d=100, M=10, eps_target=0.1, tau=2)
+    # row 4: d/(tau M eps^2) = 100/(4*10*0.01) = 250; tau = 1 is outside the row (tau > 1)
+    ev = st.evaluate("mu_splitfed/tab2.mu", d=100, tau=4, M=10, eps_target=0.1)
+    assert ev.value == pytest.approx(250) and ev.applies
+    assert not st.evaluate("mu_splitfed/tab2.mu", d=100, tau=1, M=10, eps_target=0.1).applies
+    # row 5: 1/(M eps^2) = 1/(10*0.01) = 10 at tau = d -- row 4 at tau = d = 100: 100/(100*10*0.01) = 10
+    ev5 = st.evaluate("mu_splitfed/tab2.mu_taud", d=100, M=10, eps_target=0.1)
+    assert ev5.value == pytest.approx(10) and ev5.params["tau"] == pytest.approx(100) and ev5.applies
+    assert ev5.value == pytest.approx(st.evaluate("mu_splitfed/tab2.mu", d=100, tau=100, M=10, eps_target=0.1).value)
+    assert not st.evaluate("mu_splitfed/tab2.mu_taud", d=100, M=10, eps_target=0.1, tau=50).applies
+    # the SFL-V2 row's cost disagrees with its own rate (1/(M K eps^2) rounds, K exchanges each: 10, not 50)
+    (disc,) = st.get("mu_splitfed/tab2.sfl_v2").discrepancies
+    assert "SFL-V2" in disc.where

@@ -523,6 +523,9 @@ def test_catalogue_and_editions() -> None:
         "sfl_aux/thm4",
         "sfl_aux/thm4@appendix",
         "sfl_aux/cor4",
+        "sfl_aux/eqA11",
+        "sfl_aux/eqA44",
+        "sfl_aux/eqA57",
     }
     assert [r.id for r in st.editions(st.get("sfl_aux/thm3"))] == ["sfl_aux/thm3", "sfl_aux/thm3@appendix"]
     for r in st.results("sfl_aux"):
@@ -548,3 +551,139 @@ def test_auxiliary_constants_match_hand_values() -> None:
     assert float(sfl_aux.LAMBDA_1.subs(sub)) == pytest.approx(0.0008004)
     assert float(sfl_aux.GAMMA.subs(sub)) == pytest.approx(0.0435212)
     assert float(sfl_aux.GAMMA_PRIME.subs(sub)) == pytest.approx(0.0188924)
+
+
+# --- the drift bounds (A11), (A44), (A57) of the appendix (lemmas) ----------------------------------------
+def test_eqA11_hand_value() -> None:
+    ev = st.evaluate("sfl_aux/eqA11", K=2, L=1, eta_l=0.05, sigma2=1, eps2=0.5, gradnorm2_f=2)
+    # (A11) at K = 2, mu_L = 0.05 (mu_L^2 = 0.0025), sigma_L^2 = 1, sigma_G^2 = 0.5, ||grad F^c||^2 = 2:
+    #   5K mu^2 sigma_L^2 = 5*2*0.0025*1 = 0.025 ; 30K^2 mu^2 sigma_G^2 = 30*4*0.0025*0.5 = 0.15
+    #   30K^2 mu^2 ||grad||^2 = 30*4*0.0025*2 = 0.6 ; total 0.775
+    assert ev.terms["variance"] == pytest.approx(0.025)
+    assert ev.terms["heterogeneity"] == pytest.approx(0.15)
+    assert ev.terms["gradient"] == pytest.approx(0.6)
+    assert ev.value == pytest.approx(0.775)
+    # [13]: 0.05 <= 1/(8*1*2) = 0.0625 ; (a_6): 6*2*0.0025*1*(2-1)*(4-1) = 0.09 <= K = 2
+    assert ev.applies and ev.proof_conditions_hold
+
+
+def test_eqA11_step_branches_both_sides() -> None:
+    sc = st.max_step("sfl_aux/eqA11", K=2, L=1)
+    by_name = {b.name: b for b in sc.branches}
+    # [13] Lemma 3: 1/(8LK) = 1/16 = 0.0625 ; (a_6): 6*2*mu^2*1*3 <= 2 -> mu^2 <= 1/18 -> mu <= 0.2357022604
+    assert by_name["[13] Lemma 3: mu_L<=1/(8LK)"].bound == pytest.approx(0.0625)
+    assert by_name["(a_6): 6K mu_L^2 L^2 <= 1/(K-1) - 1/(2K-1)"].bound == pytest.approx(math.sqrt(1 / 18))
+    assert all(b.source == "implicit" for b in sc.branches)  # the paper prints no condition for (A11)
+    assert sc.max_step_all == pytest.approx(0.0625) and sc.binding_all == "[13] Lemma 3: mu_L<=1/(8LK)"
+    base = dict(K=2, L=1, sigma2=1, eps2=1, gradnorm2_f=1)
+    assert st.evaluate("sfl_aux/eqA11", **base, eta_l=0.0625 * (1 - 1e-9)).proof_conditions_hold
+    assert not st.evaluate("sfl_aux/eqA11", **base, eta_l=0.0625 * (1 + 1e-6)).proof_conditions_hold
+
+
+@pytest.mark.parametrize("K", [1, 2, 3, 5, 8, 20])
+def test_eqA11_bounds_the_unrolled_recursion_of_a9(K: int) -> None:
+    # (A9) before (a_6), with smoothness applied to its 6K term: D_0 = 0,
+    # D_k = (1 + 1/(2K-1) + 6K mu^2 L^2) D_{k-1} + mu^2 sigma_L^2 + 6K mu^2 (sigma_G^2 + ||grad||^2); at [13]'s step
+    # mu = 1/(8LK) every D_k, k in [K], must lie below (A11)
+    L, s2, e2, g = 2.0, 1.5, 0.7, 3.0
+    mu = 1 / (8 * L * K)
+    a = 1 + 1 / (2 * K - 1) + 6 * K * mu**2 * L**2
+    c = mu**2 * s2 + 6 * K * mu**2 * (e2 + g)
+    drift, worst = 0.0, 0.0
+    for _ in range(K - 1):
+        drift = a * drift + c
+        worst = max(worst, drift)
+    ev = st.evaluate("sfl_aux/eqA11", K=K, L=L, eta_l=mu, sigma2=s2, eps2=e2, gradnorm2_f=g)
+    assert worst <= ev.value
+    assert ev.value == pytest.approx(5 * K * mu**2 * s2 + 30 * K**2 * mu**2 * (e2 + g))
+
+
+SERVER_DRIFT = dict(M=2, eta=0.01, L=1, sigma2=1, eps2=1, gradnorm2_f=0.5)
+
+
+@pytest.mark.parametrize("rid", ["sfl_aux/eqA44", "sfl_aux/eqA57"])
+def test_server_drift_hand_value(rid: str) -> None:
+    ev = st.evaluate(rid, **SERVER_DRIFT)
+    # 16(m + 2m^2) mu^2 = 16*(2 + 8)*1e-4 = 0.016 ; sigma_L^2 0.016*1, sigma_G^2 0.016*1, gradient 0.016*0.5 = 0.008
+    assert ev.terms["variance"] == pytest.approx(0.016)
+    assert ev.terms["heterogeneity"] == pytest.approx(0.016)
+    assert ev.terms["gradient"] == pytest.approx(0.008)
+    assert ev.value == pytest.approx(0.04)
+    # 0.01 <= 1/(2*1*(2*2+1)) = 0.1 and m = 2 > 1
+    assert ev.applies and ev.proof_conditions_hold
+
+
+@pytest.mark.parametrize("rid", ["sfl_aux/eqA44", "sfl_aux/eqA57"])
+def test_server_drift_conditions_both_sides(rid: str) -> None:
+    sc = st.max_step(rid, M=3, L=2)
+    # printed with the display: 'Given mu <= 1/(2L(2m+1))' = 1/(2*2*7) = 1/28
+    assert sc.max_step == pytest.approx(1 / 28) and sc.binding == "mu<=1/(2L(2m+1))"
+    assert [b.source for b in sc.branches] == ["statement"]
+    base = {**SERVER_DRIFT, "M": 3, "L": 2}
+    below = {**base, "eta": (1 / 28) * (1 - 1e-9)}
+    above = {**base, "eta": (1 / 28) * (1 + 1e-6)}
+    assert st.evaluate(rid, **below).applies and not st.evaluate(rid, **above).applies
+    # 'for m > 1': one client is outside the display's range (m - 1 = 0 in its 1 + 1/(m-1))
+    one = st.evaluate(rid, **{**SERVER_DRIFT, "M": 1})
+    assert not one.applies and [h.name for h in one.failed()] == ["m>1"]
+
+
+def test_server_drift_condition_is_the_proofs_in_the_theorems() -> None:
+    # the same condition is the display's own in the lemmas, a proof-only one in Theorems 3, 4
+    name = "mu<=1/(2L(2m+1))"
+    assert {h.name: h.source for h in st.get("sfl_aux/eqA44").hypotheses}[name] == "statement"
+    assert {h.name: h.source for h in st.get("sfl_aux/thm3").hypotheses}[name] == "proof"
+    assert {h.name: h.source for h in st.get("sfl_aux/thm4").hypotheses}[name] == "proof"
+
+
+@pytest.mark.parametrize("m", [2, 3, 4, 7, 12])
+def test_eqA44_bounds_the_unrolled_recursion_b14(m: int) -> None:
+    # (b_14): D_i <= (1 + 1/(2m-1) + 4(1+2m) mu^2 L^2) D_{i-1} + 4(1+2m) mu^2 (sigma_L^2 + sigma_G^2 + ||grad||^2),
+    # D_0 = 0 (x_{S,0}^t = x_S^t); at the edge mu = 1/(2L(2m+1)) the mean of D_0..D_{m-1} must lie below (A44)
+    L, s2, e2, g = 1.5, 2.0, 0.5, 1.0
+    mu = 1 / (2 * L * (2 * m + 1))
+    a = 1 + 1 / (2 * m - 1) + 4 * (1 + 2 * m) * mu**2 * L**2
+    c = 4 * (1 + 2 * m) * mu**2 * (s2 + e2 + g)
+    drifts = [0.0]
+    for _ in range(m - 1):
+        drifts.append(a * drifts[-1] + c)
+    ev = st.evaluate("sfl_aux/eqA44", M=m, L=L, eta=mu, sigma2=s2, eps2=e2, gradnorm2_f=g)
+    assert sum(drifts) / m <= ev.value
+    # the printed closed form: 16(m + 2m^2) mu^2 (sigma_L^2 + sigma_G^2 + ||grad||^2)
+    assert ev.value == pytest.approx(16 * (m + 2 * m**2) * mu**2 * (s2 + e2 + g))
+
+
+@pytest.mark.parametrize(("m", "n"), [(3, 1), (4, 2), (6, 3), (6, 6)])
+def test_eqA57_still_bounds_the_n_steps_of_partial_participation(m: int, n: int) -> None:
+    # with n sampled clients the server takes n sequential steps: the same recursion over n steps, mean of D_0..D_{n-1}
+    L, s2, e2, g = 1.0, 1.0, 1.0, 1.0
+    mu = 1 / (2 * L * (2 * m + 1))
+    a = 1 + 1 / (2 * m - 1) + 4 * (1 + 2 * m) * mu**2 * L**2
+    c = 4 * (1 + 2 * m) * mu**2 * (s2 + e2 + g)
+    drifts = [0.0]
+    for _ in range(n - 1):
+        drifts.append(a * drifts[-1] + c)
+    ev = st.evaluate("sfl_aux/eqA57", M=m, L=L, eta=mu, sigma2=s2, eps2=e2, gradnorm2_f=g)
+    assert sum(drifts) / n <= ev.value
+
+
+def test_eqA57_is_eqA44_printed_again() -> None:
+    a44, a57 = st.get("sfl_aux/eqA44"), st.get("sfl_aux/eqA57")
+    assert a44.kind == a57.kind == "lemma" and a44.statement == a57.statement
+    assert (a44.provenance.equation, a57.provenance.equation) == ("(A44)", "(A57)")
+    assert a44.provenance.label == "Theorem A3, proof" and a57.provenance.label == "Theorem A4, proof"
+    # the partial-participation proof reuses the full-participation drift: recorded on (A57) and on Theorem 4
+    wheres = [d.where for d in a57.discrepancies]
+    assert "(A49) and the drift bound (A56)-(A57) in the proof of A4" in wheres
+    assert wheres[0] in [d.where for d in st.get("sfl_aux/thm4").discrepancies]
+    assert wheres[0] not in [d.where for d in a44.discrepancies]
+
+
+def test_drift_lemmas_carry_the_reference_and_their_discrepancies() -> None:
+    for rid in ("sfl_aux/eqA11", "sfl_aux/eqA44", "sfl_aux/eqA57"):
+        r = st.get(rid)
+        assert "Talebi" in r.provenance.reference and r.provenance.reference in r.provenance.citation
+        assert r.notation["gradnorm2_f"].startswith(r"\mathbb E\|\nabla F^")
+    wheres = [d.where for d in st.get("sfl_aux/eqA11").discrepancies]
+    assert wheres[:2] == ["(A9), step (a_6) ('due to Assumption 3')", "(A9), left-hand side"]
+    assert len(st.results("sfl_aux")) == 15  # the 12 results of the main text and App. A, and the 3 drift bounds

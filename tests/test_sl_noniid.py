@@ -603,3 +603,186 @@ def test_bad_input_counts_in_models() -> None:
     with pytest.raises(st.ParameterError) as e:
         st.max_step(P + "thm3", L=1)
     assert e.value.name == "K"
+
+
+# --- eq. (43): the one-round inequality of Theorem 1's proof ---------------------------------------------
+R43 = dict(L=1, M=2, K=5, eta_l=0.01, sigma2=1, B2=1, G2=1, gradnorm2_f=2)
+
+
+def test_eq43_case_a() -> None:
+    ev = st.evaluate(P + "eq43", **R43)
+    # -(1/4)||grad f||^2         = -2/4                     = -0.5
+    # N L eta_g eta_l sigma^2     = 2*1*1*0.01*1             = 0.02
+    # (3/2) N^2 K L^2 eta_l^2 s^2 = 1.5*4*5*1e-4             = 0.003
+    # 3 N^2 K^2 L^2 eta_l^2 G^2   = 3*4*25*1e-4              = 0.03
+    assert ev.terms["descent"] == pytest.approx(-0.5)
+    assert ev.terms["global variance"] == pytest.approx(0.02)
+    assert ev.terms["client drift (sigma^2)"] == pytest.approx(0.003)
+    assert ev.terms["client drift (G^2)"] == pytest.approx(0.03)
+    assert ev.value == pytest.approx(-0.447)
+    assert ev.derived == {"eta_g": "1"} and ev.applies and ev.proof_conditions_hold
+
+
+def test_eq43_case_b_averages_to_thm1_proof() -> None:
+    ev = st.evaluate(P + "eq43", L=2, M=4, K=2, eta_l=1e-3, eta_g=2, sigma2=0.5, G2=2, B2=4, gradnorm2_f=0.4)
+    # -0.4/4 = -0.1 ; 4*2*2*1e-3*0.5 = 0.008 ; 1.5*16*2*4*1e-6*0.5 = 9.6e-5 ; 3*16*4*4*1e-6*2 = 1.536e-3
+    assert ev.value == pytest.approx(-0.1 + 0.008 + 9.6e-5 + 1.536e-3)
+    # averaging (43) over the rounds and multiplying by 4 gives (44): four times the three error terms are the last
+    # three terms of Theorem 1's case B, 7.538528 - 7.5 = 0.038528 = 4*(0.008 + 9.6e-5 + 1.536e-3)
+    errors = ev.value - ev.terms["descent"]
+    assert 4 * errors == pytest.approx(0.038528)
+    thm = st.evaluate(P + "thm1@proof", L=2, F=3, T=100, M=4, K=2, eta_l=1e-3, eta_g=2, sigma2=0.5, B2=4, G2=2)
+    assert 4 * errors == pytest.approx(thm.value - thm.terms["initialisation"])
+
+
+def test_eq43_conditions_are_theorem_1s() -> None:
+    base = {k: v for k, v in R43.items() if k != "eta_l"}
+    sc = st.max_step(P + "eq43", **base)
+    # (45): 1/(2*2*5*1*sqrt 3) = 1/(20 sqrt 3) = 0.02887 binds; (46): 1/(2*2*5*1*1) = 0.05 ; (47) 0.05 (proof only)
+    assert sc.max_step == pytest.approx(1 / (20 * math.sqrt(3)))
+    assert sc.binding == "eq.(45) D=4N^2K^2L^2eta_l^2<=1/(2B^2+1)"
+    above = st.evaluate(P + "eq43", **base, eta_l=0.03)
+    assert not above.applies and "eq.(45)" in above.verdict()
+    assert hyp(st.evaluate(P + "eq43", **R43), "eq.(47) 2NKL eta_l<=1").source == "proof"
+
+
+def test_thm1_proof_eq47_is_printed_in_the_proof_only() -> None:
+    # (47) 2NKL eta_l <= 1 comes from Lemma 4 and is printed only in the constraint summary of App. D.2; (45) and (46)
+    # are the two branches of (48), the condition Theorem 1 prints
+    ev = st.evaluate(P + "thm1@proof", **A)
+    assert hyp(ev, "eq.(47) 2NKL eta_l<=1").source == "proof"
+    assert hyp(ev, "eq.(45) D=4N^2K^2L^2eta_l^2<=1/(2B^2+1)").source == "statement"
+    assert hyp(ev, "eq.(46) 2NK eta_g eta_l L<=1").source == "statement"
+
+
+# --- eq. (69): the per-client inequality of Theorem 3's proof ----------------------------------------------
+R69 = dict(L=1, K=5, eta_l=0.01, sigma2=1, eps2=1, gradnorm2_f=2)
+
+
+def test_eq69_case_a_averages_to_thm3() -> None:
+    ev = st.evaluate(P + "eq69", **R69)
+    # -(1/4)*2 = -0.5 ; L eta_l sigma^2 = 0.01 ; G^2 = 1 ; (5/2) K L^2 eta_l^2 sigma^2 = 2.5*5*1e-4 = 0.00125
+    # 10 K^2 L^2 eta_l^2 G^2 = 10*25*1e-4 = 0.025 ; total -0.5 + 0.01 + 1 + 0.00125 + 0.025 = 0.53625
+    assert ev.terms["heterogeneity floor"] == pytest.approx(1)
+    assert ev.terms["client drift (G^2)"] == pytest.approx(0.025)
+    assert ev.value == pytest.approx(0.53625)
+    assert ev.applies and ev.proof_conditions_hold
+    # four times the error terms, 4*(0.01 + 1 + 0.00125 + 0.025) = 4.145, are Theorem 3's case A without its
+    # initialisation term: 8.145 - 4
+    errors = ev.value - ev.terms["descent"]
+    assert 4 * errors == pytest.approx(4.145)
+    thm = st.evaluate(P + "thm3", **C3)
+    assert 4 * errors == pytest.approx(thm.value - thm.terms["initialisation"])
+
+
+def test_eq69_case_b() -> None:
+    ev = st.evaluate(P + "eq69", L=2, K=2, eta_l=0.02, sigma2=0.5, eps2=0.25, gradnorm2_f=1)
+    # -0.25 ; 2*0.02*0.5 = 0.02 ; 0.25 ; 2.5*2*4*4e-4*0.5 = 0.004 ; 10*4*4*4e-4*0.25 = 0.016 ; total 0.04
+    assert ev.value == pytest.approx(0.04)
+    # Theorem 3's case B: 3.16 - 2 (initialisation) = 1.16 = 4*(0.02 + 0.25 + 0.004 + 0.016)
+    thm = st.evaluate(P + "thm3", L=2, F=4, T=50, M=4, K=2, eta_l=0.02, sigma2=0.5, eps2=0.25)
+    assert 4 * (ev.value - ev.terms["descent"]) == pytest.approx(thm.value - thm.terms["initialisation"])
+
+
+def test_eq69_young_condition_and_effective_rate() -> None:
+    # 1/30 < 0.04 < 1/(10 sqrt 5) = 0.0447: (73) holds, the corrected (68) needs eta_l <= 1/(6KL) = 1/30
+    ev = st.evaluate(P + "eq69", **{**R69, "eta_l": 0.04})
+    assert ev.applies and not ev.proof_conditions_hold
+    assert {h.name for h in ev.failed()} == {"(68) with Young's factor 2: eta_l<=1/(6KL)"}
+    # eta_tilde = K eta_l (Table 6): 0.05 -> eta_l = 0.01, case A
+    q = {k: v for k, v in R69.items() if k != "eta_l"}
+    assert st.evaluate(P + "eq69", **q, eta_tilde=0.05).value == pytest.approx(0.53625)
+
+
+# --- eq. (67): one client's drift (Wang et al., 2020) ------------------------------------------------------
+def test_eq67_case_a() -> None:
+    ev = st.evaluate(P + "eq67", L=1, K=5, eta_l=0.01, sigma2=1, gradnorm2_Fk=2)
+    # D = 4 K^2 L^2 eta_l^2 = 4*25*1e-4 = 0.01 ; 4 K^3 eta_l^2 ||grad f_i||^2 = 4*125*1e-4*2 = 0.1
+    # 2 K^2 eta_l^2 sigma^2 = 2*25*1e-4 = 0.005 ; (0.1 + 0.005)/0.99 = 0.1060606...
+    assert ev.terms["gradient"] == pytest.approx(0.1 / 0.99)
+    assert ev.value == pytest.approx(0.105 / 0.99)
+    assert ev.applies and not ev.void
+
+
+def test_eq67_case_b() -> None:
+    ev = st.evaluate(P + "eq67", L=0.5, K=1, eta_l=0.5, sigma2=2, gradnorm2_Fk=3)
+    # D = 4*1*0.25*0.25 = 0.25 ; (4*1*0.25*3 + 2*1*0.25*2)/0.75 = (3 + 1)/0.75 = 16/3
+    assert ev.value == pytest.approx(16 / 3)
+
+
+def test_eq67_is_lemma_4_for_one_client() -> None:
+    # at N = 1, (16) with B^2||grad f||^2 + G^2 = 1*1 + 1 = 2 is (67) with ||grad f_i||^2 = 2: both (0.005 + 0.1)/0.99
+    lem = st.evaluate(P + "lem4", L=1, M=1, K=5, eta_l=0.01, sigma2=1, B2=1, G2=1, gradnorm2_f=1)
+    one = st.evaluate(P + "eq67", L=1, K=5, eta_l=0.01, sigma2=1, gradnorm2_Fk=2)
+    assert lem.value == pytest.approx(one.value) == pytest.approx(0.105 / 0.99)
+
+
+def test_eq67_denominator_both_sides() -> None:
+    p = dict(L=1, K=5, sigma2=1, gradnorm2_Fk=1)
+    # 1 - 4 K^2 L^2 eta_l^2 > 0 <=> eta_l < 1/(2KL) = 0.1, where (72) 2K eta_l L <= 1 still holds
+    below = st.evaluate(P + "eq67", **p, eta_l=0.1 * (1 - 1e-9))
+    above = st.evaluate(P + "eq67", **p, eta_l=0.1 * (1 + 1e-6))
+    edge = st.evaluate(P + "eq67", **p, eta_l=0.1)
+    assert not below.void and above.void and edge.void
+    assert hyp(edge, "eq.(72) 2K eta_l L<=1").holds and hyp(edge, "1-4K^2L^2eta_l^2>0").source == "implicit"
+    assert st.max_step(P + "eq67", L=1, K=5).max_step == pytest.approx(0.1)
+    assert any(x.where == "App. D.4, eq. (67)" for x in st.get(P + "eq67").discrepancies)
+
+
+# --- Sec. 4.2, "Effect of eta_g": the rates at eta_g = 1 and eta_g = N ----------------------------------------
+@pytest.mark.parametrize(
+    ("label", "rate_part"), [("sec4.2.eta_g1", "N^2K^2G^2"), ("sec4.2.eta_gN", r"\frac{K^2G^2+K\sigma^2}{T}")]
+)
+def test_eta_g_rates_are_o_form_only(label: str, rate_part: str) -> None:
+    with pytest.raises(st.ParameterError) as e:
+        st.evaluate(P + label, **C1)
+    assert e.value.name == P + label and f"{P}{label}@explicit" in str(e.value)
+    r = st.get(P + label)
+    assert rate_part in (r.rate or "") and not r.explicit and r.see == f"{P}{label}@explicit"
+    # both inherit Corollary 1's missing N in sigma^2/sqrt(T)
+    assert any("T_3" in x.where for x in r.discrepancies)
+
+
+def test_eta_g1_explicit() -> None:
+    ev = st.evaluate(P + "sec4.2.eta_g1@explicit", **C1)
+    # T = NKR = 10^4 ; 4 L F/100 = 0.04 ; 12 N^2 K^2 G^2/T = 1200/10^4 = 0.12 ; 6 N^2 K sigma^2/T = 0.012 ; 4 N/100 = 0.08
+    assert ev.value == pytest.approx(0.252)
+    assert ev.params["eta_g"] == 1 and ev.params["eta_l"] == pytest.approx(0.01) and ev.applies
+    assert ev.value == pytest.approx(st.evaluate(P + "cor1@explicit", **C1).value)
+    with pytest.raises(st.ParameterError, match=r"is stated at eta_g = 1 only"):
+        st.evaluate(P + "sec4.2.eta_g1@explicit", **C1, eta_g=2)
+
+
+def test_eta_gN_explicit_case_a() -> None:
+    ev = st.evaluate(P + "sec4.2.eta_gN@explicit", **C1)
+    # eta_g = N = 2, eta_l = 1/(eta_g L sqrt(NKR)) = 1/(2*100) = 0.005
+    # 4 L F/100 = 0.04 ; 12 K^2 G^2/T = 300/10^4 = 0.03 ; 6 K sigma^2/T = 30/10^4 = 0.003 ; 4 N sigma^2/100 = 0.08
+    assert ev.value == pytest.approx(0.153)
+    assert ev.params["eta_g"] == 2 and ev.params["eta_l"] == pytest.approx(0.005) and ev.applies
+    # Theorem 1 at eta_g = 2, eta_l = 0.005, R = 1000: 4/(2*5*2*0.005*1000) + 12*4*25*25e-6 + 6*4*5*25e-6 + 4*2*2*0.005
+    thm = st.evaluate(P + "thm1", **{**A, "T": 1000, "eta_g": 2, "eta_l": 0.005})
+    assert thm.value == pytest.approx(0.04 + 0.03 + 0.003 + 0.08) == pytest.approx(ev.value)
+    assert not st.evaluate(P + "sec4.2.eta_gN@explicit", **C1, eta_g=3).applies  # eta_g = N fails
+
+
+def test_eta_gN_explicit_case_b_and_horizon() -> None:
+    ev = st.evaluate(P + "sec4.2.eta_gN@explicit", L=2, F=1, M=4, K=1, T=100, sigma2=1, G2=1, B2=1)
+    # NKR = 400, sqrt 20 ; 4*2*1/20 = 0.4 ; 12*1*1/400 = 0.03 ; 6*1*1/400 = 0.015 ; 4*4*1/20 = 0.8
+    assert ev.value == pytest.approx(1.245)
+    assert ev.params["eta_l"] == pytest.approx(1 / 160)  # 1/(4*2*20)
+    # horizon at eta_g = N = 2, B^2 = 1: NKR >= 4 N^2 K^2 max{3/4, 1} = 400, i.e. R >= 40 with N K = 10
+    assert hyp(st.evaluate(P + "sec4.2.eta_gN@explicit", **{**C1, "T": 40}), "T=NKR>=4N^2K^2").holds
+    assert not hyp(st.evaluate(P + "sec4.2.eta_gN@explicit", **{**C1, "T": 39}), "T=NKR>=4N^2K^2").holds
+
+
+def test_new_results_in_catalogue() -> None:
+    ids = [r.id for r in st.results("sl_noniid")]
+    assert len(ids) == 35
+    new = ["eq43", "eq67", "eq69", "sec4.2.eta_g1", "sec4.2.eta_g1@explicit", "sec4.2.eta_gN", "sec4.2.eta_gN@explicit"]
+    assert all(P + x in ids for x in new)
+    # next to their relatives: (43) after Theorem 1, the eta_g rates after Corollary 1, (69) and (67) after Theorem 3
+    assert ids.index(P + "eq43") == ids.index(P + "thm1@proof") + 1
+    assert ids.index(P + "sec4.2.eta_g1") == ids.index(P + "cor1@explicit") + 1
+    assert ids.index(P + "eq69") == ids.index(P + "thm3") + 1
+    for r in st.results("sl_noniid"):
+        assert "ICLR 2023" in r.provenance.reference and all("TODO" not in d.rule for d in r.defaults)

@@ -411,7 +411,12 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     if a.order is not None and not model:
         raise ParameterError("--order", "sets the client order of a run on a model (--model); not on a quadratic")
     plans: dict[str, dict[str, Any]] = {}
+    from sfltheory.registry import origin
+
     for rid in ids:  # every id and assignment is checked before any work
+        if origin(rid) is not None:  # a result of the user's own file (sfltheory --results FILE)
+            raise SflTheoryError(f"result '{rid}' (declared in {origin(rid)}) has no experiment: verify runs the "
+                                 "experiments of the catalogue's results only (sfltheory verify --list)")  # fmt: skip
         exp = experiment(rid)
         r = st.get(rid)
         runs_on_model = model or (spec is None and exp.problem == "model")

@@ -13,8 +13,8 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SflTheoryError
-from ..evaluate import max_step
 from ..result import Result
+from ..stepsize import max_step
 from .context import Context, seed_location
 from .corollary import INVALID_RATIO, at_parent
 from .findings import Finding, Reevaluation, Severity

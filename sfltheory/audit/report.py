@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from ..registry import PAPERS
+from ..registry import paper_keys
 from .findings import CHECK_TITLES, CHECKS, SEVERITIES, Finding
 from .runner import Audit
 
@@ -16,7 +16,7 @@ SEEDS = "shared/seeds"  # where the seed files live in a checkout that has them
 def summary(a: Audit) -> dict[str, dict[str, int]]:
     """Per paper: findings per check and per severity, and the total."""
     out: dict[str, dict[str, int]] = {}
-    for key in PAPERS:
+    for key in paper_keys():  # the built-in papers, then those of loaded user results
         fs = [f for f in a.findings if f.paper == key]
         row: dict[str, int] = {c: sum(f.check == c for f in fs) for c in CHECKS}
         row.update({str(s): sum(f.severity == s for f in fs) for s in SEVERITIES})
@@ -99,7 +99,7 @@ def seed_link(f: Finding) -> str:
 
 def markdown_findings(a: Audit) -> list[str]:
     out = []
-    for key in PAPERS:
+    for key in paper_keys():
         fs = [f for f in a.findings if f.paper == key]
         if not fs:
             continue

@@ -19,8 +19,9 @@ import numpy as np
 from .. import defaults
 from .. import vocabulary as vocab
 from ..errors import SflTheoryError
-from ..evaluate import Evaluation, evaluate, max_step, resolve
+from ..evaluate import Evaluation, evaluate, resolve
 from ..result import Result
+from ..stepsize import max_step
 
 # (smaller, larger) pairs a valid point must respect.
 ORDER: tuple[tuple[str, str], ...] = (("d_c", "d"), ("d_s", "d"), ("n", "M"))

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import vocabulary as vocab
 from ..errors import ParameterError
-from ..evaluate import ArrayLike, _as_result
+from ..evaluate import ArrayLike, as_result
 from ..registry import PAPERS, get
 from ..result import Result
 from .search import Require, rounds_to, solve
@@ -75,7 +75,7 @@ def compare(
     rows = []
     for entry in entries:
         rid, over = parse_entry(entry)
-        r = _as_result(rid)
+        r = as_result(rid)
         for k in over:
             if k in params:
                 raise ParameterError(

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..evaluate import ArrayLike, _as_result
+from ..evaluate import ArrayLike, as_result
 from ..result import Result
 from .choices import PaperChoice, choices_for
 from .cuts import CutPoint, CutTable
@@ -144,7 +144,7 @@ def plan(
     on it, :mod:`.selection` picks each cut's best feasible point and the rule points, :mod:`.notes` writes
     the text.
     """
-    r = _as_result(result)
+    r = as_result(result)
     check_search(r, params, cuts, over)
     p = canonical_params(r, params)
     values = grid_of(over, p.pop(over, None), grid)

@@ -27,18 +27,9 @@ import sympy as sp
 
 from .. import vocabulary as vocab
 from ..errors import ParameterError
-from ..evaluate import (
-    ArrayLike,
-    Evaluation,
-    Value,
-    _as_result,
-    _step_family,
-    _step_subs,
-    evaluate,
-    max_step,
-    resolve,
-)
+from ..evaluate import ArrayLike, Evaluation, Value, as_result, evaluate, resolve
 from ..result import Result
+from ..stepsize import max_step, step_family, step_subs
 
 StepMode = Literal["auto", "max", "joint", "given"]
 Require = Literal["statement", "all"]
@@ -69,7 +60,7 @@ class GridEval:
 def _user_gave_step(r: Result, params: Mapping[str, ArrayLike]) -> bool:
     if r.step is None:
         return False
-    fam = _step_family(r)
+    fam = step_family(r)
     aliases = vocab.aliases_for(r.paper)
     return any((k if vocab.is_known(k) else aliases.get(k)) in fam for k in params)
 
@@ -105,7 +96,7 @@ def resolve_mode(r: Result, params: Mapping[str, ArrayLike], mode: str) -> str:
 @cache
 def _bound_in_step(r: Result, step: str) -> tuple[tuple[sp.Symbol, ...], Callable[..., Any]]:
     """The bound with the step sizes derived from the step (eta_c = tau eta, ...) substituted."""
-    expr = r.bound_expr.subs(_step_subs(r, step))
+    expr = r.bound_expr.subs(step_subs(r, step))
     args = tuple(sorted(expr.free_symbols, key=lambda s: s.name))
     return args, sp.lambdify(args, expr, modules="numpy", cse=True)
 
@@ -156,7 +147,7 @@ def solve(
     require: Require = "statement",
 ) -> GridEval:
     """Evaluate ``result`` at every point of ``params`` with the step chosen by ``step``."""
-    r = _as_result(result)
+    r = as_result(result)
     if require not in ("statement", "all"):
         raise ParameterError("require", f"must be 'statement' or 'all' (got {require!r})")
     mode = resolve_mode(r, params, step)
@@ -274,7 +265,7 @@ def rounds_to(
     require: Require = "statement",
 ) -> Rounds:
     """Smallest integer T with bound <= eps (hypotheses holding), by integer bisection on [1, 2^53]."""
-    r = _as_result(result)
+    r = as_result(result)
     if not (isinstance(eps, int | float) and math.isfinite(eps) and eps > 0):
         raise ParameterError("eps", f"must be a finite number > 0 (got {eps!r})")
     if "T" not in r.parameters():

@@ -110,7 +110,13 @@ from ..problems import ModelProblem, Problem
 from .sl_noniid import local_sgd
 
 PAPER = "cut_layer"
-RESULTS_V1 = ("cut_layer/prop1", "cut_layer/prop1@proof", "cut_layer/lem1", "cut_layer/lem2", "cut_layer/tau_def")
+RESULTS_V1 = (
+    "cut_layer/prop1",
+    "cut_layer/prop1@proof",
+    "cut_layer/lem1",
+    "cut_layer/lem2",
+    "cut_layer/tau_def",
+)
 RESULTS_V2 = ("cut_layer/sfl_v2",)
 
 _ETA = eta("eta", 0.05, r"step size \eta^t of every client and server SGD update (constant)")

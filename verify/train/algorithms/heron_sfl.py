@@ -120,6 +120,8 @@ RESULTS = (
     "heron_sfl/table1_comm",
     "heron_sfl/table1_flops",
     "heron_sfl/table1_memory",
+    "heron_sfl/lemma2",
+    "heron_sfl/remark2",
 )
 DIRECTIONS = ("unit_sphere", "sqrt_d_sphere", "gaussian")
 

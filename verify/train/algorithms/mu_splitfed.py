@@ -106,8 +106,22 @@ RESULTS_FED = (
     "mu_splitfed/cor4.4",
     "mu_splitfed/cor4.4@proof",
     "mu_splitfed/eq12",
+    "mu_splitfed/lemmaD.2",
+    "mu_splitfed/lemmaD.3",
 )
-RESULTS_SPLIT = ("mu_splitfed/thm4.1", "mu_splitfed/thm4.1@proof", "mu_splitfed/cor4.2", "mu_splitfed/cor4.2@proof")
+RESULTS_SPLIT = (
+    "mu_splitfed/thm4.1",
+    "mu_splitfed/thm4.1@proof",
+    "mu_splitfed/cor4.2",
+    "mu_splitfed/cor4.2@proof",
+    "mu_splitfed/eq24",
+    "mu_splitfed/lemmaB.1",
+    "mu_splitfed/lemmaB.1.bias",
+    "mu_splitfed/lemmaC.2",
+    "mu_splitfed/lemmaC.3",
+    "mu_splitfed/lemmaC.4",
+    "mu_splitfed/fn3",
+)
 
 SAME, FRESH = "same", "fresh"
 AFTER_TAU, AT_START = "server_after_tau", "server_at_start"

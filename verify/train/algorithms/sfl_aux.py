@@ -103,6 +103,9 @@ RESULTS = (
     "sfl_aux/thm4",
     "sfl_aux/thm4@appendix",
     "sfl_aux/cor4",
+    "sfl_aux/eqA11",
+    "sfl_aux/eqA44",
+    "sfl_aux/eqA57",
 )
 
 

@@ -47,6 +47,13 @@ RESULTS_SL = (
     "sl_noniid/cor3",
     "sl_noniid/cor3@explicit",
     "sl_noniid/thm3",
+    "sl_noniid/eq43",
+    "sl_noniid/eq67",
+    "sl_noniid/eq69",
+    "sl_noniid/sec4.2.eta_g1",
+    "sl_noniid/sec4.2.eta_g1@explicit",
+    "sl_noniid/sec4.2.eta_gN",
+    "sl_noniid/sec4.2.eta_gN@explicit",
 )
 RESULTS_FL = ("sl_noniid/thm2", "sl_noniid/sec4.3.speedup", "sl_noniid/sec4.3.speedup@explicit")
 
