@@ -12,23 +12,13 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 from collections import Counter
-from collections.abc import Callable
 
 import numpy as np
+from bench_evaluate import best  # the same best-of-n timer (benchmarks/ is on the path when run as a script)
 
 import sfltheory as st
 from sfltheory.stepsize import max_step
-
-
-def best(f: Callable[[], object], repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:
