@@ -21,7 +21,7 @@ from .errors import ParameterError
 if TYPE_CHECKING:
     from .plan.compare import Row
     from .plan.cuts import CutTable
-    from .plan.planner import Plan
+    from .plan.records import Plan
 
 # Colour-blind-safe cycle (Okabe & Ito, 2008), thin lines, no top/right spines, one font size.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")

@@ -18,10 +18,11 @@ import sfltheory as st
 from sfltheory.plan import Block, TimeModel, cuts_from_blocks
 from sfltheory.plan.cuts import CutTable
 from sfltheory.plan.grid import DEFAULT_GRID, canonical_params, cut_columns, grid_of
-from sfltheory.plan.notes import cut_name, edge_notes
+from sfltheory.plan.notes import edge_notes
 from sfltheory.plan.objective import ObjectiveGrid, objective_grid, wall_clock
 from sfltheory.plan.planner import Choice, plan
-from sfltheory.plan.selection import cut_plan, objective_value
+from sfltheory.plan.records import cut_name, objective_value
+from sfltheory.plan.selection import cut_plan
 from sfltheory.registry import get
 
 T41 = "mu_splitfed/thm4.1"

@@ -99,3 +99,15 @@ def test_plan_minimises_wall_clock_and_reports_eq12() -> None:
     assert c.best is not None and c.best.value == taus[np.argmin(time)]
     assert c.best.time == pytest.approx(time.min())
     assert c.best_rounds is not None and c.best_rounds.value == taus[np.argmin(T)]
+
+
+def test_the_balance_tau_is_the_papers_eq12() -> None:
+    # the planner's balance tau (TimeModel.eq12_tau) is MU-SplitFed's eq. (12) as the paper's package encodes it
+    # (mu_splitfed/eq12 derives tau = t_straggler / t_server): one formula, two readers that must agree
+    import sfltheory as st
+
+    tm = TimeModel(0.01, client_time=(1.0, 1.0, 5.0))
+    for f, act in ((0.25, 1000.0), (0.5, 2.0), (0.9, 10.0)):
+        strag, srv = float(tm.straggler(f, act)), float(tm.server(f))
+        ev = st.evaluate("mu_splitfed/eq12", T0=1000, t_straggler=strag, t_server=srv)
+        assert float(tm.eq12_tau(f, act)) == pytest.approx(ev.params["tau"], rel=1e-12)

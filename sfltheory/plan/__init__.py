@@ -2,7 +2,8 @@
 
 from .choices import PaperChoice, choices_for
 from .cuts import Block, CutPoint, CutTable, cuts_from_blocks, load_blocks
-from .planner import Choice, CutPlan, Plan, RulePoint, plan
+from .planner import plan
+from .records import Choice, CutPlan, Plan, RulePoint
 from .search import GridEval, Rounds, rounds_to, solve
 from .timemodel import TimeModel, expected_max, parse_distribution
 

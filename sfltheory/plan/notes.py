@@ -14,22 +14,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .choices import PaperChoice, d, tau
-from .cuts import CutPoint
+from .objective import ObjectiveGrid
+from .records import Plan, cut_name
 from .search import failing_reason
-
-if TYPE_CHECKING:
-    from .objective import ObjectiveGrid
-    from .planner import Plan
-
-
-def cut_name(c: CutPoint | None) -> str:
-    """A cut's name as the notes and reasons write it."""
-    return c.name if c is not None else "(no model)"
 
 
 def split_free_note(result_id: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 from ..report import _table, jsonable, num
 from .compare import Row
 from .cuts import CutTable
-from .planner import Choice, Plan
+from .records import Choice, Plan
 
 
 def _int(v: float | int | None) -> str:

@@ -11,31 +11,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..evaluate import Evaluation, HypothesisCheck
-from . import planner as records  # the record types; planner imports this module, so they are read at call time
 from .choices import PaperChoice, d, d_c, tau
 from .cuts import CutPoint
 from .notes import infeasible_reason
 from .objective import ObjectiveGrid
+from .records import Choice, CutPlan, RulePoint
 from .search import Require
-
-if TYPE_CHECKING:
-    from .planner import Choice, CutPlan, RulePoint
-
-
-def objective_value(ch: Choice | None) -> float:
-    """What the plan minimises at a point: its time, else its rounds, else its bound (``inf`` for none)."""
-    if ch is None:
-        return math.inf
-    if ch.time is not None:
-        return ch.time
-    if ch.rounds is not None:
-        return ch.rounds
-    return ch.bound
 
 
 def _at(x: Any, idx: tuple[int, ...]) -> Any:
@@ -95,7 +81,7 @@ def choice_at(og: ObjectiveGrid, idx: tuple[int, int], cut: CutPoint | None) -> 
     g = og.evaluation
     ev = g.evaluation
     verdict, _ = verdict_at(ev, idx)
-    ch = records.Choice(
+    ch = Choice(
         og.over,
         float(og.values[idx[1]]),
         cut,
@@ -137,24 +123,24 @@ def rule_point(
     """A paper's closed-form tau at cut ``ci``, and the grid point nearest to it (or why there is none)."""
     split = _split_of(cut, params)
     if split is None:
-        return records.RulePoint(ch, math.nan, None, "the split (d, d_c) is not given")
+        return RulePoint(ch, math.nan, None, "the split (d, d_c) is not given")
     dd, dc = split
     exact = float(ch.tau_of_split.subs({d: dd, d_c: dc}))
     target = max(1.0, float(round(exact)))
     values = og.values
     if exact < 0.5:
         dc_max = float(ch.dc_of_tau.subs({d: dd, tau: 1}))
-        return records.RulePoint(
+        return RulePoint(
             ch, exact, None, f"the rule asks for tau = {exact:.3g} < 1: at tau >= 1 it needs d_c <= {dc_max:.4g}"
         )
     if target < values[0] or target > values[-1]:
-        return records.RulePoint(
+        return RulePoint(
             ch, exact, None, f"the rule's tau = {exact:.4g} is outside the grid {values[0]:g}..{values[-1]:g}"
         )
     j = int(np.argmin(np.abs(values - target)))
     pt = choice_at(og, (ci, j), cut)
     why = "" if og.feasible[ci, j] else f"infeasible there: {pt.verdict}"
-    return records.RulePoint(ch, exact, pt, why)
+    return RulePoint(ch, exact, pt, why)
 
 
 def cut_plan(
@@ -164,8 +150,8 @@ def cut_plan(
     fewest-rounds point and the time model's balance tau), or why it has none; and the rule points."""
     row = og.objective[ci]
     if not np.any(np.isfinite(row)):
-        return records.CutPlan(cut, None, f"infeasible, because {infeasible_reason(og, ci)}")
-    cp = records.CutPlan(cut, choice_at(og, (ci, int(np.argmin(row))), cut))
+        return CutPlan(cut, None, f"infeasible, because {infeasible_reason(og, ci)}")
+    cp = CutPlan(cut, choice_at(og, (ci, int(np.argmin(row))), cut))
     if og.kind == "time":
         fewest = int(np.argmin(np.where(og.feasible[ci], og.rounds_grid()[ci], np.inf)))
         cp.best_rounds = choice_at(og, (ci, fewest), cut)
