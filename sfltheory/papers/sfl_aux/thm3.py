@@ -58,6 +58,9 @@ D_T3_B15 = Discrepancy(
     expected=r"\text{needs } 6Lm^2\mu+16L^2m^3(1+2m)\mu^2+96L^3m^3(1+2m)\mu^3\le2,\ 16Lm(1+2m)\mu+96L^2m(1+2m)\mu^2\le7.2",
 )  # fmt: skip
 
+# what Theorem 3 and its appendix restatement A3 share besides their step-size condition
+_T3_SHARED = (_T3_VALIDITY, c.DRIFT_SERVER, *_T3_B15)
+
 THM3 = Result(
     paper=c.KEY, label="thm3", kind="theorem", title="Server-side model, full participation",
     provenance=c.provenance(label="Theorem 3", section="Sec. 4.2"), lhs=c.LHS_SERVER,
@@ -68,7 +71,7 @@ THM3 = Result(
     ),
     hypotheses=(
         step_branch("mu<=1/(2L)", eta, ONE / (2 * L), r"\mu\le\frac{1}{2L}", where="Theorem 3", group="mu"),
-        _T3_VALIDITY, c.DRIFT_SERVER, *_T3_B15,
+        *_T3_SHARED,
     ),
     assumptions=c.ASSUMPTIONS, step="eta",
     statement=r"\min_{t\in[T]}\mathbb E\|\nabla F^s(\mathbf x_S^t)\|^2\le\frac{2l(F^s(\mathbf x_S^0)-F^s(\mathbf x_S^*))}{\mu(2m-3)T}+\frac{L\mu m^2}{2m-3}(9.2\sigma_L^2+13.2\sigma_G^2)",
@@ -81,7 +84,7 @@ THM3_APPENDIX = replace(
     provenance=c.provenance(label="Theorem A3", equation="(A46)", section="App. A.2"),
     hypotheses=(
         step_branch("mu<=1/(8Lm^2)", eta, ONE / (8 * L * M**2), r"\mu\le\frac{1}{8Lm^2}", where="Theorem A3", group="mu"),
-        *THM3.hypotheses[1:],
+        *_T3_SHARED,
     ),
     notes=(
         "The bound of A3 (and the proof's last display (A46)) equals Theorem 3's term for term; only the step-size "
