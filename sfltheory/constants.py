@@ -362,8 +362,8 @@ class Constants:
         return cls.from_dict(d)
 
     def __str__(self) -> str:
-        from .report import _table
+        from .report import text_table
 
         rows = [[k, str(e), "" if e.n is None else str(e.n), "" if e.probes is None else str(e.probes), e.method]
                 for k, e in self.items()]  # fmt: skip
-        return _table(rows, ["constant", "value", "n", "probes", "method"])
+        return text_table(rows, ["constant", "value", "n", "probes", "method"])

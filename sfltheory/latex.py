@@ -306,7 +306,7 @@ def _close(name: str, table: Forms) -> list[str]:
     return list(dict.fromkeys(by_form[f] for f in found))[:3]
 
 
-def _unbalanced(s: str) -> str | None:
+def unbalanced(s: str) -> str | None:
     """The text around an unbalanced brace (from the command it belongs to), or None when all are balanced."""
     stack: list[int] = []
     for i, ch in enumerate(s):
@@ -383,7 +383,7 @@ def parse_formula(
         raise MalformedLatex("", "empty formula")
     plist = tuple(vocab.all_params() if params is None else params)
     table = forms(plist, tuple(sorted((notation or {}).items())))
-    near = _unbalanced(latex)
+    near = unbalanced(latex)
     if near is not None:
         raise MalformedLatex(near, "unbalanced braces")
     rels = _relations(latex)
@@ -411,7 +411,7 @@ def parse_relation(
     latex: str, params: Iterable[Param] | None = None, notation: Mapping[str, str] | None = None
 ) -> tuple[sp.Expr, Relation, sp.Expr]:
     """``lhs REL rhs`` (one relation among \\le, <, =, \\ge, >) as (lhs, relation, rhs) in canonical symbols."""
-    near = _unbalanced(latex)
+    near = unbalanced(latex)
     if near is not None:
         raise MalformedLatex(near, "unbalanced braces")
     rels = _relations(latex)

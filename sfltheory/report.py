@@ -56,7 +56,7 @@ def _holds(v: Any) -> str:
     return f"holds at {int(a.sum())}/{a.size}"
 
 
-def _table(rows: list[list[str]], header: list[str]) -> str:
+def text_table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
@@ -99,7 +99,7 @@ def list_text(rs: Iterable[Result]) -> str:
         rows = [[r.id, r.kind + ("" if r.explicit else " (O)"), clip(r.title, 40), clip(_where(r), 22)]
                 for r in group]  # fmt: skip
         head = "\n".join(textwrap.wrap(f"{key}: {reference(key)}", 118))  # a user paper: its file's reference
-        blocks.append(head + "\n" + _table(rows, ["id", "kind", "title", "where"]))
+        blocks.append(head + "\n" + text_table(rows, ["id", "kind", "title", "where"]))
     return "\n\n".join(blocks)
 
 
@@ -248,11 +248,11 @@ def bound_dict(ev: Evaluation) -> dict[str, Any]:
 
 def bound_text(ev: Evaluation) -> str:
     out = [f"{ev.id}: bound = {num(ev.value)}", ""]
-    out.append(_table([[k, num(v)] for k, v in ev.terms.items()], ["term", "value"]))
+    out.append(text_table([[k, num(v)] for k, v in ev.terms.items()], ["term", "value"]))
     if ev.hypotheses:
         out += [
             "",
-            _table(
+            text_table(
                 [[h.name, h.source, _holds(h.holds), num(h.slack)] for h in ev.hypotheses],
                 ["hypothesis", "source", "status", "slack (margin, in the condition's units)"],
             ),
@@ -308,7 +308,9 @@ def step_text(sc: StepCheck) -> str:
     out = [
         f"{sc.id}: step size {sc.step}",
         "",
-        _table(rows, ["branch", "source", f"max {sc.step}", "path", "status", f"slack (max {sc.step} - {sc.step})"]),
+        text_table(
+            rows, ["branch", "source", f"max {sc.step}", "path", "status", f"slack (max {sc.step} - {sc.step})"]
+        ),
         "",
         f"max {sc.step} (statement): {num(sc.max_step)}  binding: {_binding(sc.binding)}",
         f"max {sc.step} (with the proof's conditions): {num(sc.max_step_all)}  binding: {_binding(sc.binding_all)}",

@@ -69,7 +69,7 @@ TERM_FIELDS = ("name", "latex", "meaning")
 HYPOTHESIS_FIELDS = ("name", "latex", "kind", "source", "where", "group", "note")
 DEFAULT_FIELDS = ("name", "latex", "rule")
 ASSUMPTION_FIELDS = ("key", "name", "statement", "introduces", "note")
-PARAM_FIELDS = ("name", "latex", "meaning", "domain", "group")
+PARAM_FIELDS = ("name", "latex", "meaning", "domain", "group", "dimension")
 
 _ID = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)/([A-Za-z0-9][A-Za-z0-9_.-]*)(?:@([A-Za-z0-9][A-Za-z0-9_.-]*))?")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -225,13 +225,21 @@ def _param(at: _At, path: str, raw: Any, known: Mapping[str, Param]) -> Param:
     meaning = _text(at, f"{path}.meaning", d["meaning"])
     domain = _choice(at, f"{path}.domain", d["domain"], DOMAINS, "domain")
     group = _choice(at, f"{path}.group", d["group"], GROUPS, "group") if d.get("group") is not None else None
-    p = Param(name, latex, meaning, domain, group or ("count" if domain in ("count", "count0") else "constant"))  # type: ignore[arg-type]
+    dimension = ""
+    if d.get("dimension") is not None:
+        dimension = _text(at, f"{path}.dimension", d["dimension"])
+        try:
+            vocab.parse_dimension(dimension)
+        except ValueError as e:
+            raise at.fail(f"{path}.dimension", str(e)) from None
+    kind = group or ("count" if domain in ("count", "count0") else "constant")
+    p = Param(name, latex, meaning, domain, kind, dimension)  # type: ignore[arg-type]
     old = known.get(name)
     if old is not None and old != p:
         raise at.fail(f"{path}.name", f"'{name}' is already in the vocabulary ({old.meaning}): use it as it is, "
                                       "or pick another name")  # fmt: skip
     try:
-        near = tex._unbalanced(latex)
+        near = tex.unbalanced(latex)
         if near is not None:
             raise tex.MalformedLatex(near, "unbalanced braces")
     except tex.LatexError as e:

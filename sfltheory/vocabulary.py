@@ -34,6 +34,9 @@ class Param:
     meaning: str
     domain: Domain
     group: str = "constant"  # constant | count | step | dimension | zo | time | derived
+    # physical dimension, a monomial in loss, param, time ("1": a number; "": not declared, the audit's table
+    # sfltheory/audit/dimensions.py holds the built-in names'), read by parse_dimension
+    dimension: str = ""
 
     @property
     def symbol(self) -> sp.Symbol:
@@ -45,6 +48,25 @@ class Param:
 
 
 _P = Param
+
+DIMENSION_BASE: dict[str, sp.Symbol] = {n: sp.Symbol(n, positive=True) for n in ("loss", "param", "time")}
+
+
+def parse_dimension(text: str) -> sp.Expr:
+    """``"loss**2/param**2"`` -> the monomial; ValueError unless it is a product of powers of loss, param and time
+    (``"1"`` for a pure number)."""
+    try:
+        d = sp.sympify(text, locals=DIMENSION_BASE)
+    except (sp.SympifyError, SyntaxError, TypeError) as e:
+        raise ValueError(f"'{text}' is no dimension: {e}") from None
+    if not isinstance(d, sp.Expr) or not d.free_symbols <= set(DIMENSION_BASE.values()) or not d.is_positive:
+        raise ValueError(f"'{text}' is no dimension: a product of powers of loss, param and time, or 1")
+    base, _ = d.as_coeff_Mul()
+    if base != 1:
+        raise ValueError(f"'{text}' is no dimension: no numeric factor (got {base})")
+    return d
+
+
 _PARAMS: dict[str, Param] = {}
 
 

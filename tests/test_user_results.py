@@ -394,3 +394,41 @@ def test_the_shared_parser_reads_latex_and_ascii_names() -> None:
         parse_formula(r"\eta + \frac{1}{")
     with pytest.raises(MalformedLatex):
         parse_formula("L +")
+
+
+# --- a new name's dimension: the audit's units check covers it -----------------------------------------------
+def _units(capsys, f: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    rc, out, err = run(capsys, "--results", str(f), "audit", "mine2/heavy_ball", "--json")
+    assert rc == 0, err
+    d = json.loads(out)
+    found = [(x["check"], x["found"]) for x in d["findings"] if x["check"] == "units"]
+    skipped = [s["reason"] for s in d.get("skipped", []) if s.get("check") == "units"]
+    return found, skipped
+
+
+def test_a_declared_dimension_lets_the_audit_check_units(capsys, tmp_path: Path) -> None:
+    f = tmp_path / "b.yaml"
+    # beta_m undeclared: the units check skips the result (no dimension for beta_m)
+    f.write_text(YAML)
+    found, skipped = _units(capsys, f)
+    assert found == [] and any("beta_m" in s for s in skipped), skipped
+    # beta_m a number ("1"): 2(1 - beta)F/(eta T) and eta L sigma2/(1 - beta) are loss^2/param^2 like the lhs
+    f.write_text(YAML.replace("    domain: fraction\n", '    domain: fraction\n    dimension: "1"\n', 1))
+    found, skipped = _units(capsys, f)
+    assert found == [] and skipped == []
+    # beta_m declared a loss: 1 - beta adds a number to a loss, which the units check reports
+    f.write_text(YAML.replace("    domain: fraction\n", '    domain: fraction\n    dimension: "loss"\n', 1))
+    found, _ = _units(capsys, f)
+    # 2 - 2 beta and 1 - beta in both terms and in the step condition, and beta < 1 compares a loss with a number
+    assert sorted(w.split(" adds")[0].split(":")[0] for _, w in found) == [
+        "condition beta<1", "condition step", "term 'gap'", "term 'noise'"]  # fmt: skip
+    assert any("beta<1" in w and "loss" in w for _, w in found), found
+
+
+def test_a_bad_dimension_is_one_line(capsys, tmp_path: Path) -> None:
+    text = (
+        '[[vocabulary]]\nname = "beta_m"\nlatex = \'\\beta\'\nmeaning = "momentum"\ndomain = "fraction"\n'
+        'dimension = "metres"\n' + BASE
+    )
+    err = _one_line_error(capsys, _plant(tmp_path, text))
+    assert "vocabulary[0].dimension: 'metres' is no dimension" in err

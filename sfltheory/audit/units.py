@@ -14,12 +14,13 @@ from collections import Counter
 
 import sympy as sp
 
+from .. import vocabulary as vocab
 from ..result import Result
 from .context import Context, seed_location
 from .dimensions import DIMENSIONS, LHS_DIMENSIONS
 from .findings import Finding
 
-BASE = {n: sp.Symbol(n, positive=True) for n in ("loss", "param", "time")}
+BASE = vocab.DIMENSION_BASE
 
 
 class Undimensioned(Exception):
@@ -34,7 +35,7 @@ class Mismatch(Exception):
 
 
 def parse_dimension(text: str) -> sp.Expr:
-    return sp.sympify(text, locals=BASE)
+    return vocab.parse_dimension(text)
 
 
 def dimension(expr: sp.Expr) -> sp.Expr:
@@ -42,9 +43,12 @@ def dimension(expr: sp.Expr) -> sp.Expr:
     if expr.is_Number or expr is sp.pi or expr is sp.E:
         return sp.Integer(1)
     if isinstance(expr, sp.Symbol):
-        if expr.name not in DIMENSIONS:
+        if expr.name in DIMENSIONS:
+            return parse_dimension(DIMENSIONS[expr.name])
+        declared = vocab.get(expr.name).dimension if vocab.is_known(expr.name) else ""
+        if not declared:  # a name a paper or a user declared without a dimension
             raise Undimensioned(expr.name)
-        return parse_dimension(DIMENSIONS[expr.name])
+        return parse_dimension(declared)
     if isinstance(expr, sp.Mul):
         return sp.Mul(*(dimension(a) for a in expr.args))
     if isinstance(expr, sp.Pow):

@@ -6,7 +6,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
-from ..report import _table, jsonable, num
+from ..report import jsonable, num, text_table
 from .compare import Row
 from .cuts import CutTable
 from .records import Choice, Plan
@@ -50,7 +50,9 @@ def cuts_text(t: CutTable) -> str:
         for c in t.cuts
     ]
     head = f"{t.model}: d = {t.d:,} parameters, {len(t.cuts)} cuts{shape}"
-    return head + "\n" + _table(rows, ["L_c", "cut after", "d_c", "d_s", "d_c/d", "activation/sample", "client FLOPs"])
+    return (
+        head + "\n" + text_table(rows, ["L_c", "cut after", "d_c", "d_s", "d_c/d", "activation/sample", "client FLOPs"])
+    )
 
 
 def cuts_dict(t: CutTable) -> dict[str, Any]:
@@ -156,7 +158,7 @@ def plan_text(p: Plan) -> str:
                 num(rp.point.bound) if rp.point and not rp.why_not else ("-" if not rp.point else "infeasible"),
             ]
         rows.append(row)
-    lines.append(_table(rows, head))
+    lines.append(text_table(rows, head))
     best = p.best
     if best is None or best.best is None:
         lines.append(f"\ninfeasible, because {p.reason.removeprefix('infeasible, because ')}")
@@ -212,7 +214,7 @@ def compare_text(rows: list[Row]) -> str:
         if with_rounds:
             row.insert(2, _int(r.rounds))
         body.append(row)
-    out = _table(body, head)
+    out = text_table(body, head)
     for r in rows:
         if r.why_not:
             out += f"\n{r.entry}: {r.why_not}"
