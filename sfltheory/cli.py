@@ -209,7 +209,7 @@ def _cmd_check_lr(a: argparse.Namespace) -> int:
 
 
 def _cmd_vocabulary(a: argparse.Namespace) -> int:
-    results()  # paper modules register their own names on import
+    results()  # the catalogue (and a user's loaded files) before the vocabulary they add to
     if a.markdown:
         print(report.vocabulary_markdown())
     elif a.json:

@@ -368,15 +368,17 @@ def vocabulary_rows() -> list[dict[str, str]]:
     rows = []
     for p in vocab.all_params():
         papers = {k: v[p.name] for k, v in vocab.PAPER_NOTATION.items() if p.name in v}
-        rows.append({"name": p.name, "latex": p.latex, "meaning": p.meaning, "domain": p.domain, "papers": papers})
+        rows.append({"name": p.name, "latex": p.latex, "meaning": p.meaning, "domain": p.domain,
+                     "dimension": p.dimension, "papers": papers})  # fmt: skip
     return rows  # type: ignore[return-value]
 
 
 def vocabulary_markdown() -> str:
-    out = ["| name | symbol | meaning | domain | paper notation |", "|---|---|---|---|---|"]
+    out = ["| name | symbol | meaning | domain | dimension | paper notation |", "|---|---|---|---|---|---|"]
     for r in vocabulary_rows():
         papers = "; ".join(f"${v}$ in {k}" for k, v in r["papers"].items()) or "—"  # type: ignore[attr-defined]
-        out.append(f"| `{r['name']}` | ${r['latex']}$ | {r['meaning']} | {r['domain']} | {papers} |")
+        dim = f"`{r['dimension']}`" if r["dimension"] else "—"
+        out.append(f"| `{r['name']}` | ${r['latex']}$ | {r['meaning']} | {r['domain']} | {dim} | {papers} |")
     return "\n".join(out)
 
 

@@ -34,8 +34,8 @@ class Param:
     meaning: str
     domain: Domain
     group: str = "constant"  # constant | count | step | dimension | zo | time | derived
-    # physical dimension, a monomial in loss, param, time ("1": a number; "": not declared, the audit's table
-    # sfltheory/audit/dimensions.py holds the built-in names'), read by parse_dimension
+    # physical dimension, a monomial in loss, param, time ("1": a number; "": not declared, and the audit's units
+    # check skips what uses the name), read by parse_dimension
     dimension: str = ""
 
     @property
@@ -79,68 +79,110 @@ def _register(*params: Param) -> None:
 
 _register(
     # problem constants
-    _P("L", "L", "smoothness constant (Lipschitz constant of the gradient)", "positive"),
-    _P("F", r"\mathcal{F}", "initial optimality gap f(x^0) - f^*", "nonneg"),
-    _P("sigma2", r"\sigma^2", "stochastic-gradient variance bound", "nonneg"),
-    _P("sigma_c2", r"\sigma_c^2", "variance bound of the client-side gradient", "nonneg"),
-    _P("sigma_s2", r"\sigma_s^2", "variance bound of the server-side gradient", "nonneg"),
-    _P("eps2", r"\epsilon^2", "heterogeneity bound ||grad f_m - grad f||^2 <= eps^2", "nonneg"),
-    _P("B2", "B^2", "bounded dissimilarity, multiplicative part", "nonneg"),
-    _P("G2", "G^2", "bounded dissimilarity, additive part (or gradient-norm bound)", "nonneg"),
-    _P("G_c2", "G_c^2", "bound on the client-side gradient norm", "nonneg"),
-    _P("G_s2", "G_s^2", "bound on the server-side gradient norm", "nonneg"),
-    _P("kappa", r"\kappa", "effective-rank bound tr(H)/||H||_2", "positive"),
-    _P("delta", r"\delta", "client-output (smashed data) drift bound", "nonneg"),
+    _P("L", "L", "smoothness constant (Lipschitz constant of the gradient)", "positive", dimension="loss/param**2"),
+    _P("F", r"\mathcal{F}", "initial optimality gap f(x^0) - f^*", "nonneg", dimension="loss"),
+    _P("sigma2", r"\sigma^2", "stochastic-gradient variance bound", "nonneg", dimension="loss**2/param**2"),
+    _P("sigma_c2", r"\sigma_c^2", "variance bound of the client-side gradient", "nonneg", dimension="loss**2/param**2"),
+    _P("sigma_s2", r"\sigma_s^2", "variance bound of the server-side gradient", "nonneg", dimension="loss**2/param**2"),
+    _P(
+        "eps2",
+        r"\epsilon^2",
+        "heterogeneity bound ||grad f_m - grad f||^2 <= eps^2",
+        "nonneg",
+        dimension="loss**2/param**2",
+    ),
+    _P("B2", "B^2", "bounded dissimilarity, multiplicative part", "nonneg", dimension="1"),
+    _P(
+        "G2",
+        "G^2",
+        "bounded dissimilarity, additive part (or gradient-norm bound)",
+        "nonneg",
+        dimension="loss**2/param**2",
+    ),
+    _P("G_c2", "G_c^2", "bound on the client-side gradient norm", "nonneg", dimension="loss**2/param**2"),
+    _P("G_s2", "G_s^2", "bound on the server-side gradient norm", "nonneg", dimension="loss**2/param**2"),
+    _P("kappa", r"\kappa", "effective-rank bound tr(H)/||H||_2", "positive", dimension="1"),
+    _P("delta", r"\delta", "client-output (smashed data) drift bound", "nonneg", dimension="1"),
     # counts
-    _P("T", "T", "number of communication rounds", "count", "count"),
-    _P("M", "M", "number of clients", "count", "count"),
-    _P("n", "n", "clients sampled per round", "count", "count"),
-    _P("tau", r"\tau", "server steps per round", "count", "count"),
-    _P("K", "K", "local steps per client per round", "count", "count"),
-    _P("l", "l", "server update period", "count", "count"),
-    _P("P", "P", "zeroth-order perturbations per estimate", "count", "count"),
-    _P("batch", "b", "mini-batch size", "count", "count"),
+    _P("T", "T", "number of communication rounds", "count", "count", dimension="1"),
+    _P("M", "M", "number of clients", "count", "count", dimension="1"),
+    _P("n", "n", "clients sampled per round", "count", "count", dimension="1"),
+    _P("tau", r"\tau", "server steps per round", "count", "count", dimension="1"),
+    _P("K", "K", "local steps per client per round", "count", "count", dimension="1"),
+    _P("l", "l", "server update period", "count", "count", dimension="1"),
+    _P("P", "P", "zeroth-order perturbations per estimate", "count", "count", dimension="1"),
+    _P("batch", "b", "mini-batch size", "count", "count", dimension="1"),
     # dimensions
-    _P("d", "d", "number of model parameters", "count", "dimension"),
-    _P("d_c", "d_c", "number of client-side parameters", "count", "dimension"),
-    _P("d_s", "d_s", "number of server-side parameters", "count", "dimension"),
+    _P("d", "d", "number of model parameters", "count", "dimension", dimension="1"),
+    _P("d_c", "d_c", "number of client-side parameters", "count", "dimension", dimension="1"),
+    _P("d_s", "d_s", "number of server-side parameters", "count", "dimension", dimension="1"),
     # zeroth order
-    _P("lam", r"\lambda", "zeroth-order smoothing radius", "positive", "zo"),
+    _P("lam", r"\lambda", "zeroth-order smoothing radius", "positive", "zo", dimension="param"),
     # step sizes
-    _P("eta", r"\eta", "unified step size", "positive", "step"),
-    _P("eta_c", r"\eta_c", "client step size", "positive", "step"),
-    _P("eta_s", r"\eta_s", "server step size", "positive", "step"),
-    _P("eta_g", r"\eta_g", "global (aggregation) step size", "positive", "step"),
-    _P("eta_l", r"\eta_l", "local step size", "positive", "step"),
+    _P("eta", r"\eta", "unified step size", "positive", "step", dimension="param**2/loss"),
+    _P("eta_c", r"\eta_c", "client step size", "positive", "step", dimension="param**2/loss"),
+    _P("eta_s", r"\eta_s", "server step size", "positive", "step", dimension="param**2/loss"),
+    _P("eta_g", r"\eta_g", "global (aggregation) step size", "positive", "step", dimension="1"),
+    _P("eta_l", r"\eta_l", "local step size", "positive", "step", dimension="param**2/loss"),
     # quantities several papers share (merged from per-paper names)
-    _P("gradnorm2_f", r"\|\nabla f(x^t)\|^2", "squared global gradient norm at the start of the round", "nonneg"),
+    _P(
+        "gradnorm2_f",
+        r"\|\nabla f(x^t)\|^2",
+        "squared global gradient norm at the start of the round",
+        "nonneg",
+        dimension="loss**2/param**2",
+    ),
     _P(
         "gradnorm2_Fk",
         r"\|\nabla f_m(x^t)\|^2",
         "squared local gradient norm of one client at the start of the round",
         "nonneg",
+        dimension="loss**2/param**2",
     ),
-    _P("gap_round", r"f(x^t)-f^*", "optimality gap at the start of round t (per-round bounds)", "nonneg", "derived"),
+    _P(
+        "gap_round",
+        r"f(x^t)-f^*",
+        "optimality gap at the start of round t (per-round bounds)",
+        "nonneg",
+        "derived",
+        dimension="loss",
+    ),
     _P(
         "gap_next",
         r"\mathbb E f(x^{t+1})-f^*",
         "expected optimality gap after round t (per-round bounds)",
         "nonneg",
         "derived",
+        dimension="loss",
     ),
     _P(
         "eps_target",
         r"\epsilon",
         "target accuracy: rounds to reach a bound <= epsilon (rounds-to-accuracy results)",
         "positive",
+        dimension="loss**2/param**2",
     ),
-    _P("E_epochs", "E", "local epochs per round", "count", "count"),
-    _P("D_k", "D_k", "size of one client's local dataset", "count", "count"),
-    _P("q_smash", "q", "size of the smashed (cut-layer) activation of one sample", "positive", "dimension"),
+    _P("E_epochs", "E", "local epochs per round", "count", "count", dimension="1"),
+    _P("D_k", "D_k", "size of one client's local dataset", "count", "count", dimension="1"),
+    _P(
+        "q_smash",
+        "q",
+        "size of the smashed (cut-layer) activation of one sample",
+        "positive",
+        "dimension",
+        dimension="1",
+    ),
     # wall-clock model (MU-SplitFed eq. 12)
-    _P("T0", "T_0", "rounds to converge without unbalanced updates (tau = 1)", "positive", "count"),
-    _P("t_straggler", r"t_{\mathrm{straggler}}", "per-round delay of the slowest client (s)", "positive", "time"),
-    _P("t_server", r"t_{\mathrm{server}}", "time of one server-side update (s)", "positive", "time"),
+    _P("T0", "T_0", "rounds to converge without unbalanced updates (tau = 1)", "positive", "count", dimension="1"),
+    _P(
+        "t_straggler",
+        r"t_{\mathrm{straggler}}",
+        "per-round delay of the slowest client (s)",
+        "positive",
+        "time",
+        dimension="time",
+    ),
+    _P("t_server", r"t_{\mathrm{server}}", "time of one server-side update (s)", "positive", "time", dimension="time"),
 )
 
 # Paper notation: canonical name -> the symbol as the paper prints it (LaTeX).

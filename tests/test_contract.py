@@ -111,3 +111,15 @@ def test_paper_names_join_the_vocabulary_without_registration_at_import() -> Non
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
+
+
+def test_every_name_declares_its_dimension() -> None:
+    # the audit's units check reads Param.dimension: a paper that adds a name declares it there, in one place
+    for p in vocab.all_params():
+        assert p.dimension, f"{p.name}: no dimension (Param(..., dimension='loss**2/param**2' or '1'))"
+        vocab.parse_dimension(p.dimension)
+    assert vocab.get("L").dimension == "loss/param**2" and vocab.get("eta").dimension == "param**2/loss"
+    with pytest.raises(ValueError):
+        vocab.parse_dimension("2*loss")
+    with pytest.raises(ValueError):
+        vocab.parse_dimension("metres")

@@ -1,6 +1,6 @@
 """Check 4: units.
 
-Every canonical symbol has a dimension (:mod:`sfltheory.audit.dimensions`). Every term of a bound must have
+Every canonical symbol declares its dimension in the vocabulary (``Param.dimension``). Every term of a bound must have
 the dimension of its left-hand side, the summands of every sum inside it must agree, and both sides of every
 hypothesis (a step-size branch is a step size) must agree. A term that fails scales differently from the
 left-hand side when the loss or the parameters change units, so the inequality cannot hold in every unit:
@@ -17,7 +17,7 @@ import sympy as sp
 from .. import vocabulary as vocab
 from ..result import Result
 from .context import Context, seed_location
-from .dimensions import DIMENSIONS, LHS_DIMENSIONS
+from .dimensions import LHS_DIMENSIONS
 from .findings import Finding
 
 BASE = vocab.DIMENSION_BASE
@@ -43,10 +43,8 @@ def dimension(expr: sp.Expr) -> sp.Expr:
     if expr.is_Number or expr is sp.pi or expr is sp.E:
         return sp.Integer(1)
     if isinstance(expr, sp.Symbol):
-        if expr.name in DIMENSIONS:
-            return parse_dimension(DIMENSIONS[expr.name])
         declared = vocab.get(expr.name).dimension if vocab.is_known(expr.name) else ""
-        if not declared:  # a name a paper or a user declared without a dimension
+        if not declared:  # a name declared without a dimension
             raise Undimensioned(expr.name)
         return parse_dimension(declared)
     if isinstance(expr, sp.Mul):

@@ -35,7 +35,7 @@ def provenance(*, label: str, equation: str | None = None, section: str = "") ->
 
 # the paper's own names, added to the vocabulary by the registry (no registration at import)
 PARAMS: tuple[Param, ...] = (
-    Param("sum_alpha2", r"\sum_k\alpha_k^2", "sum over clients of the squared aggregation weights (1/M for equal weights)", "fraction"),
+    Param("sum_alpha2", r"\sum_k\alpha_k^2", "sum over clients of the squared aggregation weights (1/M for equal weights)", "fraction", dimension="1"),
 )  # fmt: skip
 
 L, F, T, M, K, eta, sigma2, eps2, batch = symbols("L F T M K eta sigma2 eps2 batch")

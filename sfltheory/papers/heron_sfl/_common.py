@@ -35,24 +35,24 @@ provenance = partial(Provenance, seed=SEED, reference=REFERENCE)
 # the paper's own names, added to the vocabulary by the registry (no registration at import)
 PARAMS: tuple[Param, ...] = (
     Param("d_aux", r"|\theta_a|", "number of auxiliary-network parameters (HERON-SFL client head)", "count0",
-          "dimension"),
+          "dimension", dimension="1"),
     Param("flops_c", "F_c", "FLOPs of one forward pass of the client-side model (HERON-SFL Table I)", "positive",
-          "constant"),
+          "constant", dimension="1"),
     Param("flops_a", "F_a", "FLOPs of one forward pass of the auxiliary model (HERON-SFL Table I)", "nonneg",
-          "constant"),
+          "constant", dimension="1"),
     Param("n_p", "n_p", "forward evaluations per ZO update (HERON-SFL Table I; 2 for the two-point estimator)",
-          "count", "zo"),
+          "count", "zo", dimension="1"),
     Param("Delta_drift", r"\Delta", "drift limit in the error floor of HERON-SFL Theorem 2 (undefined in the paper)",
-          "nonneg", "constant"),
+          "nonneg", "constant", dimension="1"),
     Param("drift_round", r"\sum_i d_{c,i}^t", "client-output drift summed over clients at one round (HERON-SFL)",
-          "nonneg", "derived"),
+          "nonneg", "derived", dimension="1"),
     Param("gc2_round", r"\|\nabla f_c(\theta_c^t)\|^2", "squared client-side gradient norm at one round (HERON-SFL)",
-          "nonneg", "derived"),
+          "nonneg", "derived", dimension="loss**2/param**2"),
     Param("gs2_round", r"\|\nabla f_s(\theta_s^t)\|^2", "squared server-side gradient norm at one round (HERON-SFL)",
-          "nonneg", "derived"),
+          "nonneg", "derived", dimension="loss**2/param**2"),
     Param("dev2_local", r"\mathbb E_{t,m-1}\|\theta_c^t-\theta_{c,i}^{t,m}\|^2",
           "squared distance of a client's local model at step m from the round's start (HERON-SFL Lemma 2)",
-          "nonneg", "derived"),
+          "nonneg", "derived", dimension="param**2"),
 )  # fmt: skip
 
 L, F, T, M, K, lam, batch = symbols("L F T M K lam batch")

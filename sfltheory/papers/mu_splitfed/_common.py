@@ -43,22 +43,18 @@ provenance = partial(Provenance, seed=SEED, reference=REFERENCE)
 PARAMS: tuple[Param, ...] = (
     Param(
         "gradnorm2_xs", r"\mathbb E\|\nabla_{x_s}f(\mathbf x^t)\|^2",
-        "squared server-side gradient norm at the start of round t (MU-SplitFed App. C-D lemmas)", "nonneg", "derived",
-    ),
+        "squared server-side gradient norm at the start of round t (MU-SplitFed App. C-D lemmas)", "nonneg", "derived", dimension="loss**2/param**2"),
     Param(
         "drift_xs", r"\mathbb E\|x_s^{t,i}-x_s^t\|^2",
         "server-side model drift after i of the tau server steps of round t (MU-SplitFed Lemmas C.2, C.3, D.2)",
-        "nonneg", "derived",
-    ),
+        "nonneg", "derived", dimension="param**2"),
     Param(
         "gradnorm2_lam_xs", r"\mathbb E\|\nabla_{x_s}f_\lambda^t(x_c^t,x_s^{t,i})\|^2",
         "squared server-side gradient of the smoothed loss at server step i of round t (MU-SplitFed (25), (34))",
-        "nonneg", "derived",
-    ),
+        "nonneg", "derived", dimension="loss**2/param**2"),
     Param(
         "descent_round", r"\mathbb E[f(\mathbf x^t)-f(\mathbf x^{t+1})]",
-        "expected decrease of f over round t (MU-SplitFed (24)); a round may increase f", "real", "derived",
-    ),
+        "expected decrease of f over round t (MU-SplitFed (24)); a round may increase f", "real", "derived", dimension="loss"),
 )  # fmt: skip
 
 L, F, T, tau, d, d_c, d_s, lam = symbols("L F T tau d d_c d_s lam")

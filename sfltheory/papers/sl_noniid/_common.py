@@ -48,9 +48,15 @@ PARAMS: tuple[Param, ...] = (
         "effective learning rate (sl_noniid Sec. 4.3): N K eta_g eta_l for SL, K eta_g eta_l for FedAvg",
         "positive",
         "step",
+        dimension="param**2/loss",
     ),
     Param(
-        "n_data", "n", "size of the overall training set, all clients together (sl_noniid Table 4)", "count", "count"
+        "n_data",
+        "n",
+        "size of the overall training set, all clients together (sl_noniid Table 4)",
+        "count",
+        "count",
+        dimension="1",
     ),
 )
 
