@@ -144,6 +144,11 @@ def user_results() -> tuple[Result, ...]:
     return _user.results if _user is not None else ()
 
 
+def user_experiment(result_id: str) -> Mapping[str, Any] | None:
+    """How ``sfltheory verify`` runs a user result (its file's ``[results.experiment]`` table), or None."""
+    return _user.experiments.get(result_id) if _user is not None else None
+
+
 def origin(result_id: str) -> str | None:
     """The file a user result was loaded from; None for a built-in (or unknown) id."""
     return _user.origins.get(result_id) if _user is not None else None

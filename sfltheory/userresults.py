@@ -62,7 +62,9 @@ GROUPS = ("constant", "count", "step", "dimension", "zo", "time", "derived")
 
 TOP_FIELDS = ("results", "vocabulary")
 RESULT_FIELDS = ("id", "kind", "title", "reference", "where", "lhs", "statement", "rate", "step", "assumptions",
-                 "terms", "hypotheses", "defaults", "notation", "notes")  # fmt: skip
+                 "terms", "hypotheses", "defaults", "notation", "notes", "experiment")  # fmt: skip
+# how `sfltheory verify` runs a user result (verify.pipeline.experiments.Experiment's fields; checked there)
+EXPERIMENT_FIELDS = ("algorithm", "step_to", "lhs", "params", "algorithm_only", "noise", "M", "at_choice", "note")
 RESULT_REQUIRED = ("id", "kind", "title", "reference", "where", "lhs", "terms")
 WHERE_FIELDS = ("label", "equation", "section")
 TERM_FIELDS = ("name", "latex", "meaning")
@@ -95,6 +97,7 @@ class UserResults:
     params: tuple[Param, ...] = ()
     references: Mapping[str, str] = field(default_factory=dict)
     origins: Mapping[str, str] = field(default_factory=dict)  # result id -> file
+    experiments: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # result id -> its [experiment]
 
 
 # --- files ------------------------------------------------------------------------------------------------
@@ -466,6 +469,7 @@ def load(
     results: list[Result] = []
     refs: dict[str, str] = {}
     origins: dict[str, str] = {}
+    experiments: dict[str, Mapping[str, Any]] = {}
     for f, d in raw:
         items = _list(_At(str(f)), "results", d["results"])
         if not items:
@@ -486,5 +490,8 @@ def load(
                                            "one citation per paper key")  # fmt: skip
             refs[r.paper] = r.provenance.reference
             origins[r.id] = str(f)
+            if r_d.get("experiment") is not None:
+                experiments[r.id] = _table(at, "experiment", r_d["experiment"], EXPERIMENT_FIELDS, ("algorithm",))
             results.append(r)
-    return UserResults(results=tuple(results), params=tuple(declared.values()), references=refs, origins=origins)
+    return UserResults(results=tuple(results), params=tuple(declared.values()), references=refs, origins=origins,
+                       experiments=experiments)  # fmt: skip

@@ -9,6 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sfltheory as st
@@ -149,10 +150,57 @@ def test_list_shows_the_user_paper_with_its_reference(capsys) -> None:
     assert "mu_splitfed/thm4.1" in out and "mine/sgd" in out
 
 
-def test_verify_says_a_user_result_has_no_experiment(capsys) -> None:
-    rc, _, err = run(capsys, *R, "verify", "mine/sgd")
+def test_verify_says_a_user_result_has_no_experiment(capsys, tmp_path: Path) -> None:
+    f = tmp_path / "b.yaml"
+    f.write_text(YAML)  # the heavy-ball result declares no [experiment]
+    rc, _, err = run(capsys, "--results", str(f), "verify", "mine2/heavy_ball")
     assert rc == 2
-    assert err.count("\n") == 1 and "mine/sgd" in err and "no experiment" in err
+    assert err.count("\n") == 1 and "mine2/heavy_ball" in err and "no experiment" in err
+    assert "[results.experiment]" in err
+
+
+def test_verify_runs_the_experiment_a_user_declares(capsys) -> None:
+    # examples/my_theorem.toml: plain SGD = FedAvg with one client, K = 1, eta_g = 1, on the default exact quadratic
+    # (its constants L = 1, sigma2 = 1, F = 1 are reported); the admissible step is 1/L = 1, where the bound is
+    # 2F/(eta T) + eta L sigma2 = 2/T + 1 at every T of the grid
+    rc, out, err = run(capsys, *R, "verify", "mine/sgd", "--T", "10", "--json")
+    assert rc == 0, err
+    v = json.loads(out)["results"][0]
+    assert v["algorithm"] == "fedavg" and v["verdict"] == "holds"
+    assert v["constants"] == pytest.approx({"L": 1.0, "sigma2": 1.0, "F": 1.0}, rel=1e-12)
+    leg = v["legs"][0]
+    assert leg["mode"] == "admissible" and leg["step"] == pytest.approx(1.0)
+    T = np.asarray(leg["T"], dtype=float)
+    assert np.asarray(leg["predicted"]) == pytest.approx(2 / T + 1, rel=1e-9)
+    assert np.all(np.asarray(leg["measured"]) <= np.asarray(leg["predicted"]))
+    # the corollary at its own step 1/(L sqrt T): bound (2FL + sigma2)/sqrt(T) = 3/sqrt(T)
+    rc, out, err = run(capsys, *R, "verify", "mine/sgd_cor", "--T", "10", "--json")
+    assert rc == 0, err
+    leg = json.loads(out)["results"][0]["legs"][0]
+    T = np.asarray(leg["T"], dtype=float)
+    assert leg["verdict"] == "holds" and np.asarray(leg["predicted"]) == pytest.approx(3 / np.sqrt(T), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('algorithm = "fedavg"', 'algorithm = "fedavgg"', "experiment.algorithm': unknown algorithm 'fedavgg'"),
+        ('step_to = ["eta_l"]', "step_to = []", "experiment.step_to': must name the algorithm's step parameters"),
+        ("M = 1\n", "M = 0\n", "experiment.M': must be an integer >= 1"),
+        ('lhs = "min"\n', 'lhs = "mean"\n', "experiment.lhs'"),
+        ("params = { K = 1, eta_g = 1 }\n", 'params = { K = "one" }\n', "experiment.params.K': must be a number"),
+        ('[results.experiment]\nalgorithm = "fedavg"', '[results.experiment]\nalgorithm = "fedavg"\nseed = 1',
+         "experiment: unknown field 'seed'"),
+    ],
+)  # fmt: skip
+def test_a_bad_experiment_is_one_line(capsys, tmp_path: Path, old: str, new: str, message: str) -> None:
+    text = EXAMPLE.read_text()
+    assert old in text
+    f = tmp_path / "planted.toml"
+    f.write_text(text.replace(old, new, 1))
+    rc, _, err = run(capsys, "--results", str(f), "verify", "mine/sgd", "--T", "5")
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert message in err, err
 
 
 def test_user_results_last_one_command_and_stay_out_of_the_docs(capsys) -> None:

@@ -411,12 +411,13 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     if a.order is not None and not model:
         raise ParameterError("--order", "sets the client order of a run on a model (--model); not on a quadratic")
     plans: dict[str, dict[str, Any]] = {}
-    from sfltheory.registry import origin
+    from sfltheory.registry import origin, user_experiment
 
     for rid in ids:  # every id and assignment is checked before any work
-        if origin(rid) is not None:  # a result of the user's own file (sfltheory --results FILE)
-            raise SflTheoryError(f"result '{rid}' (declared in {origin(rid)}) has no experiment: verify runs the "
-                                 "experiments of the catalogue's results only (sfltheory verify --list)")  # fmt: skip
+        if origin(rid) is not None and user_experiment(rid) is None:  # the user's own result, no experiment given
+            raise SflTheoryError(f"result '{rid}' (declared in {origin(rid)}) has no experiment: give it one in the "
+                                 "file, [results.experiment] with algorithm, step_to and params (README, 'Your own "
+                                 "theorem')")  # fmt: skip
         exp = experiment(rid)
         r = st.get(rid)
         runs_on_model = model or (spec is None and exp.problem == "model")

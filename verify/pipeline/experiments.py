@@ -188,11 +188,56 @@ NO_EXPERIMENT: dict[str, str] = {
 }
 
 
+def user_experiment(result: str, d: Mapping[str, Any]) -> Experiment:
+    """The experiment a user declares with a result of their own (``[results.experiment]`` in the file that
+    ``sfltheory --results FILE`` loads): checked here, each bad field one line naming ``experiment.<field>``."""
+    from verify.train.algorithms import ALGORITHMS
+
+    def bad(name: str, rule: str) -> ParameterError:
+        return ParameterError(f"{result}: experiment.{name}", rule)
+
+    alg = d["algorithm"]
+    if alg not in ALGORITHMS:
+        raise bad("algorithm", f"unknown algorithm {alg!r} (one of {', '.join(ALGORITHMS)}: sfltheory which)")
+    step_to = d.get("step_to", ())
+    if isinstance(step_to, str):
+        step_to = (step_to,)
+    if not isinstance(step_to, (list, tuple)) or not step_to or not all(isinstance(x, str) for x in step_to):
+        raise bad("step_to", "must name the algorithm's step parameters the theorem's step sets, e.g. ['eta_l']")
+    for table in ("params", "algorithm_only"):
+        v = d.get(table, {})
+        if not isinstance(v, Mapping):
+            raise bad(table, f"must be a table of name = value (got {type(v).__name__})")
+    for k, v in d.get("params", {}).items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise bad(f"params.{k}", f"must be a number (got {v!r})")
+    M = d.get("M", 4)
+    if isinstance(M, bool) or not isinstance(M, int) or M < 1:
+        raise bad("M", f"must be an integer >= 1 (clients of the quadratic) (got {M!r})")
+    at_choice = d.get("at_choice", False)
+    if not isinstance(at_choice, bool):
+        raise bad("at_choice", f"must be true or false (got {at_choice!r})")
+    try:
+        return Experiment(
+            result=result, algorithm=alg, step_to=tuple(step_to), lhs=str(d.get("lhs", "avg")),
+            params={k: float(v) for k, v in d.get("params", {}).items()},
+            algorithm_only=dict(d.get("algorithm_only", {})), noise=str(d.get("noise", "gaussian")), M=M,
+            at_choice=at_choice, note=str(d.get("note", "declared with the result in the user's file")),
+        )  # fmt: skip
+    except ParameterError as e:
+        raise bad(e.name, e.rule) from None
+
+
 def experiment(result: str) -> Experiment:
     """The experiment of ``result``, or a one-line error saying why it has none."""
     if result in EXPERIMENTS:
         return EXPERIMENTS[result]
     import sfltheory as st
+    from sfltheory.registry import user_experiment as declared
+
+    d = declared(result)
+    if d is not None:
+        return user_experiment(result, d)
 
     r = st.get(result)  # an unknown id raises UnknownResultError with suggestions
     if result in NO_EXPERIMENT:
