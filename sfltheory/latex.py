@@ -4,7 +4,7 @@ Shared by the audit (which reads the statements the papers print) and by user-de
 (:mod:`sfltheory.userresults`, whose terms and hypotheses are written in LaTeX).
 
 The symbols are replaced by placeholders before parsing: each canonical parameter is spelled the way the paper
-prints it (``PAPER_NOTATION``, the result's own ``notation``), else as the vocabulary's LaTeX, plus the few
+prints it (its package's ``PAPER_NOTATION``, the result's ``notation``), else as the vocabulary's LaTeX, plus the few
 spellings in :data:`SPELLINGS`. :func:`parse_formula` also reads the ASCII canonical names (``eta_c``,
 ``sigma2``). A symbol left over after parsing is not a canonical parameter: the audit then says the statement is
 not comparable rather than guessing; a user's file gets :class:`UnknownSymbol` with the close matches.
@@ -135,7 +135,7 @@ def forms(params: tuple[Param, ...], printed: tuple[tuple[str, str], ...]) -> Fo
 
 def spellings(paper: str, notation: tuple[tuple[str, str], ...]) -> Forms:
     """The forms of the whole vocabulary as ``paper`` prints it, with a result's own ``notation`` on top."""
-    printed = {**vocab.PAPER_NOTATION.get(paper, {}), **dict(notation)}
+    printed = {**vocab.paper_notation(paper), **dict(notation)}
     return forms(tuple(vocab.all_params()), tuple(sorted(printed.items())))
 
 

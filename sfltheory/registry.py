@@ -154,6 +154,15 @@ def origin(result_id: str) -> str | None:
     return _user.origins.get(result_id) if _user is not None else None
 
 
+@cache
+def paper_attribute(paper: str, name: str) -> Mapping[str, str]:
+    """A table a built-in paper's package declares (``PAPER_NOTATION``, ``ASCII_ALIASES``); empty for any other
+    key (a user paper, an unknown one)."""
+    if paper not in PAPER_KEYS:
+        return MappingProxyType({})
+    return MappingProxyType(dict(getattr(importlib.import_module(f"sfltheory.papers.{paper}"), name, {})))
+
+
 def paper_keys() -> list[str]:
     """Every paper key of the catalogue: the built-in papers, then the user papers in load order."""
     return [*PAPERS, *dict.fromkeys(r.paper for r in user_results())]
@@ -163,9 +172,7 @@ def reference(paper: str) -> str:
     """A paper's full reference: the built-in one, or the one a user file gives; else its title or key."""
     if paper in REFERENCES:
         return REFERENCES[paper]
-    if _user is not None and paper in _user.references:
-        return _user.references[paper]
-    return PAPERS[paper][1] if paper in PAPERS else paper
+    return _user.references.get(paper, paper) if _user is not None else paper
 
 
 def get(result_id: str) -> Result:

@@ -130,7 +130,7 @@ def list_markdown() -> str:
 
 # --- show ---------------------------------------------------------------------------------------------
 def show_dict(r: Result) -> dict[str, Any]:
-    notation = {**vocab.PAPER_NOTATION.get(r.paper, {}), **r.notation}
+    notation = {**vocab.paper_notation(r.paper), **r.notation}
     params = r.parameters()
     return {
         **result_summary(r),
@@ -367,7 +367,7 @@ def step_points(sc: StepCheck) -> list[str]:
 def vocabulary_rows() -> list[dict[str, str]]:
     rows = []
     for p in vocab.all_params():
-        papers = {k: v[p.name] for k, v in vocab.PAPER_NOTATION.items() if p.name in v}
+        papers = {k: v[p.name] for k in PAPERS if p.name in (v := vocab.paper_notation(k))}
         rows.append({"name": p.name, "latex": p.latex, "meaning": p.meaning, "domain": p.domain,
                      "dimension": p.dimension, "papers": papers})  # fmt: skip
     return rows  # type: ignore[return-value]

@@ -375,21 +375,24 @@ def max_step(result: Result | str, params: Mapping[str, ArrayLike] | None = None
         b, path = _branch_bound(r, h, r.step, solutions[h.name], values)
         holds: bool | np.ndarray | None = None
         slack: Value | None = None
-        if all(x.name in values for x in h.lhs.free_symbols | h.rhs.free_symbols):
-            lhs, rhs = call([h.lhs, h.rhs], values)
-            chk = check_hypothesis(h, lhs, rhs)
+        chk = _check_at(h, values)
+        if chk is not None:
             holds, slack = chk.holds, (b - given if given is not None else chk.slack)
         canonical = f"{sp.sstr(h.lhs)} {h.rel} {sp.sstr(h.rhs)}"
         branches.append(Branch(h.name, h.source, h.printed, b, holds, slack, h.group, canonical, path))
-    other_checks = []
-    for h in others:
-        if all(x.name in values for x in h.lhs.free_symbols | h.rhs.free_symbols):
-            lhs, rhs = call([h.lhs, h.rhs], values)
-            other_checks.append(check_hypothesis(h, lhs, rhs))
+    other_checks = [c for h in others if (c := _check_at(h, values)) is not None]
     stated = [b for b in branches if b.source == "statement"] or branches
     m, bind = _min_branch(stated)
     m_all, bind_all = _min_branch(branches)
     return StepCheck(r.id, r.step, given, m, bind, m_all, bind_all, branches, other_checks)
+
+
+def _check_at(h: Hypothesis, values: Mapping[str, Value]) -> HypothesisCheck | None:
+    """``h`` checked at ``values``; None when they do not hold every name it reads (the step was not given)."""
+    if not all(x.name in values for x in h.lhs.free_symbols | h.rhs.free_symbols):
+        return None
+    lhs, rhs = call([h.lhs, h.rhs], values)
+    return check_hypothesis(h, lhs, rhs)
 
 
 def _no_own_step_conditions(r: Result, step: str) -> str:

@@ -42,6 +42,7 @@ from typing import Any, get_args
 
 import sympy as sp
 
+from . import datafiles
 from . import latex as tex
 from . import vocabulary as vocab
 from .assumptions import ALL as BUILTIN_ASSUMPTIONS
@@ -49,7 +50,7 @@ from .assumptions import Assumption
 from .defaults import Default
 from .errors import SflTheoryError
 from .result import Hypothesis, HypothesisKind, Kind, Provenance, Relation, Result, Source, Term
-from .vocabulary import Domain, Param
+from .vocabulary import Domain, Group, Param
 
 ENV = "SFLTHEORY_RESULTS"
 SUFFIXES = (".toml", ".yaml", ".yml")
@@ -58,7 +59,7 @@ KINDS: tuple[str, ...] = get_args(Kind)
 HYPOTHESIS_KINDS: tuple[str, ...] = get_args(HypothesisKind)
 SOURCES: tuple[str, ...] = get_args(Source)
 DOMAINS: tuple[str, ...] = get_args(Domain)
-GROUPS = ("constant", "count", "step", "dimension", "zo", "time", "derived")
+GROUPS: tuple[str, ...] = get_args(Group)
 
 TOP_FIELDS = ("results", "vocabulary")
 RESULT_FIELDS = ("id", "kind", "title", "reference", "where", "lhs", "statement", "rate", "step", "assumptions",
@@ -130,26 +131,10 @@ def read(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise UserResultError(name, f"cannot read it ({e})") from None
-    if path.suffix == ".toml":
-        try:
-            import tomllib
-        except ImportError:  # Python 3.10
-            try:
-                import tomli as tomllib  # type: ignore[no-redef]
-            except ImportError:
-                raise UserResultError(name, "reading TOML on Python 3.10 needs tomli: pip install tomli") from None
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise UserResultError(name, f"not valid TOML: {e}") from None
     try:
-        import yaml
-    except ImportError:
-        raise UserResultError(name, "reading YAML needs PyYAML: pip install pyyaml") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise UserResultError(name, f"not valid YAML: {e}") from None
+        return datafiles.parse(text, path.suffix)
+    except datafiles.DataFileError as e:
+        raise UserResultError(name, str(e)) from None
 
 
 # --- field readers ----------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The canonical vocabulary: one name per quantity, shared by every paper.
 
 Measured constants (``verify``) and user input use these names, so the same ``L`` or ``sigma2`` plugs
-into every theorem. Each paper's own notation is recorded in :data:`PAPER_NOTATION`; ASCII spellings of
-it are accepted as aliases where they do not collide with a canonical name (:func:`aliases_for`).
+into every theorem. Each paper's own notation is declared with the paper (its package's ``PAPER_NOTATION``,
+read by :func:`paper_notation`); ASCII spellings of it (``ASCII_ALIASES``) are accepted as aliases where they do
+not collide with a canonical name (:func:`aliases_for`).
 
 Domains
 -------
@@ -23,6 +24,7 @@ from typing import Literal
 import sympy as sp
 
 Domain = Literal["positive", "nonneg", "count", "count0", "fraction", "real"]
+Group = Literal["constant", "count", "step", "dimension", "zo", "time", "derived"]
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class Param:
     latex: str
     meaning: str
     domain: Domain
-    group: str = "constant"  # constant | count | step | dimension | zo | time | derived
+    group: Group = "constant"
     # physical dimension, a monomial in loss, param, time ("1": a number; "": not declared, and the audit's units
     # check skips what uses the name), read by parse_dimension
     dimension: str = ""
@@ -185,86 +187,6 @@ _register(
     _P("t_server", r"t_{\mathrm{server}}", "time of one server-side update (s)", "positive", "time", dimension="time"),
 )
 
-# Paper notation: canonical name -> the symbol as the paper prints it (LaTeX).
-PAPER_NOTATION: dict[str, dict[str, str]] = {
-    "mu_splitfed": {"lam": r"\lambda", "F": r"\mathcal{F}", "eps2": r"\epsilon^2"},
-    "heron_sfl": {
-        "M": "N",
-        "K": "h",
-        "lam": r"\mu",
-        "batch": "B",
-        "G_c2": "G_c^2",
-        "G_s2": "G_s^2",
-        "sigma_c2": r"\sigma_c^2",
-        "kappa": r"\kappa",
-        "delta": r"\delta",
-        "d_c": r"|\theta_c|",
-        "F": r"f(\theta_g^1)-f^*",
-        "gap_round": r"f(\theta_g^t)-f^*",
-        "gap_next": r"\mathbb E f(\theta_g^{t+1})-f^*",
-    },
-    "sl_noniid": {
-        "T": "R",
-        "M": "N",
-        "sigma2": r"\sigma^2",
-        "B2": "B^2",
-        "G2": "G^2",
-        "F": "F",
-        "eta_l": r"\eta_l",
-        "eta_g": r"\eta_g",
-        "eta_tilde": r"\tilde\eta",
-        "eps_target": r"\epsilon",
-        "d": r"\mathbf{x}",
-        "d_c": r"\mathbf{x}_c",
-        "n_data": "n",
-        "D_k": "n_i",
-        "q_smash": "q",
-        "E_epochs": "E",
-    },
-    "cut_layer": {"L": "S", "M": "K", "K": r"\tau", "batch": "B_k", "eta": r"\eta^t", "sigma2": r"\sigma_k^2"},
-    "sfl_aux": {"M": "m", "eps2": r"\sigma_G^2", "sigma2": r"\sigma_L^2", "eta_l": r"\mu_L", "eta": r"\mu"},
-}
-
-# ASCII spellings a user may type for the paper symbols above.
-_ASCII_ALIASES: dict[str, dict[str, str]] = {
-    "mu_splitfed": {"lambda": "lam", "epsilon2": "eps2", "sigma_c^2": "sigma_c2", "sigma_s^2": "sigma_s2"},
-    "heron_sfl": {
-        "N": "M",
-        "h": "K",
-        "mu": "lam",
-        "B": "batch",
-        "p": "batch",
-        "q": "q_smash",
-        "F_c": "flops_c",
-        "F_a": "flops_a",
-        "Delta": "Delta_drift",
-        "G_c^2": "G_c2",
-        "G_s^2": "G_s2",
-        "sigma_c^2": "sigma_c2",
-        "sigma^2": "sigma_c2",
-    },
-    "sl_noniid": {
-        "R": "T",
-        "N": "M",
-        "sigma^2": "sigma2",
-        "B^2": "B2",
-        "G^2": "G2",
-        "epsilon": "eps_target",
-        "n_i": "D_k",
-        "q": "q_smash",
-        "E": "E_epochs",
-    },
-    "cut_layer": {"S": "L", "B_k": "batch", "eta_t": "eta", "sigma_k2": "sigma2", "E": "E_epochs"},
-    "sfl_aux": {
-        "m": "M",
-        "sigma_G2": "eps2",
-        "sigma_L2": "sigma2",
-        "sigma_G^2": "eps2",
-        "sigma_L^2": "sigma2",
-        "mu_L": "eta_l",
-        "mu": "eta",
-    },
-}
 
 _SYMBOLS: dict[str, sp.Symbol] = {}
 
@@ -321,11 +243,21 @@ def all_params() -> list[Param]:
     return list(_everything().values())
 
 
+def paper_notation(paper: str) -> dict[str, str]:
+    """Canonical name -> the symbol as ``paper`` prints it (its package's ``PAPER_NOTATION``; empty for a paper
+    without one, e.g. a user's)."""
+    from .registry import paper_attribute  # lazy, as in _everything
+
+    return dict(paper_attribute(paper, "PAPER_NOTATION"))
+
+
 def aliases_for(paper: str) -> dict[str, str]:
-    """Unambiguous ASCII aliases of a paper: alias -> canonical. Aliases that spell a canonical name
-    (e.g. ``K``, clients in cut_layer but local steps canonically) are not accepted."""
+    """Unambiguous ASCII aliases of a paper (its package's ``ASCII_ALIASES``): alias -> canonical. Aliases that
+    spell a canonical name (e.g. ``K``, clients in cut_layer but local steps canonically) are not accepted."""
+    from .registry import paper_attribute
+
     known = _everything()
-    return {a: c for a, c in _ASCII_ALIASES.get(paper, {}).items() if a not in known}
+    return {a: c for a, c in paper_attribute(paper, "ASCII_ALIASES").items() if a not in known}
 
 
 def latex_names() -> dict[sp.Symbol, str]:

@@ -480,3 +480,16 @@ def test_a_bad_dimension_is_one_line(capsys, tmp_path: Path) -> None:
     )
     err = _one_line_error(capsys, _plant(tmp_path, text))
     assert "vocabulary[0].dimension: 'metres' is no dimension" in err
+
+
+def test_the_experiment_fields_a_file_may_give_are_the_experiments_own() -> None:
+    # sfltheory cannot import verify: the file's field list is kept equal to verify's Experiment here
+    from dataclasses import fields
+
+    from sfltheory.userresults import EXPERIMENT_FIELDS
+    from verify.pipeline.experiments import Experiment
+
+    own = {f.name for f in fields(Experiment)}
+    assert set(EXPERIMENT_FIELDS) <= own
+    # the rest are not the user's to set: the result id, and what only a model problem takes
+    assert own - set(EXPERIMENT_FIELDS) == {"result", "problem", "given", "given_note", "derive"}

@@ -1,7 +1,7 @@
 """Check 7: the printed statement equals the encoded terms.
 
 Each result carries its bound twice: the LaTeX as printed (``statement``) and the SymPy terms. The printed
-right-hand side is parsed (:mod:`sfltheory.audit.latex`) and compared with the terms at the points drawn for
+right-hand side is parsed (:mod:`sfltheory.latex`) and compared with the terms at the points drawn for
 the result; a difference is a transcription error or an edition that should say so. A statement that cannot
 be read in canonical names (O-forms, definitions, symbols outside the vocabulary) is reported as skipped.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from ..latex import LatexError, rhs_segments, to_sympy
 from ..result import Result
 from .context import Context, seed_location
 from .findings import Finding, Reevaluation
-from .latex import LatexError, rhs_segments, to_sympy
 from .search import numeric
 
 

@@ -1,7 +1,7 @@
 """Check 6: rates.
 
 Does the stated O-rate match the leading order of the explicit bound under the stated choices? The rate's
-O-terms are parsed (:mod:`sfltheory.audit.latex`); the explicit bound is the result itself or the edition it
+O-terms are parsed (:mod:`sfltheory.latex`); the explicit bound is the result itself or the edition it
 names in ``see``, evaluated with its defaults (the choices) applied. Exponents are compared numerically in
 log-log: in T, and, for the terms that lead in T, in every other parameter the rate names and in d, tau, M.
 A rate whose step size is not fixed by an encoded choice is skipped (its T-exponent is undefined).
@@ -16,10 +16,10 @@ import sympy as sp
 
 from ..errors import SflTheoryError
 from ..evaluate import evaluate
+from ..latex import LatexError, to_sympy
 from ..result import Result
 from .context import Context, seed_location
 from .findings import Finding
-from .latex import LatexError, to_sympy
 from .sampling import base_names
 from .search import numeric
 

@@ -16,11 +16,24 @@ import sympy as sp
 
 from .. import vocabulary as vocab
 from ..result import Result
+from ..vocabulary import parse_dimension
 from .context import Context, seed_location
-from .dimensions import LHS_DIMENSIONS
 from .findings import Finding
 
-BASE = vocab.DIMENSION_BASE
+# The left-hand side of a result is words; its dimension is read from them (first match wins). Base dimensions:
+# loss (a value of f), param (a length in parameter space), time (s); losses are means, so a gradient is
+# loss/param, L loss/param^2 and a step param^2/loss (x - eta grad f is a point).
+LHS_DIMENSIONS: tuple[tuple[str, str], ...] = (
+    ("grad", "loss**2/param**2"),
+    ("||x", "param**2"),
+    ("- x^r", "param**2"),
+    ("time", "time"),
+    ("bytes", "1"),
+    ("communication", "1"),
+    ("flops", "1"),
+    ("memory", "1"),
+    ("rounds", "1"),
+)
 
 
 class Undimensioned(Exception):
@@ -32,10 +45,6 @@ class Mismatch(Exception):
 
     def __init__(self, expr: sp.Expr, dims: list[sp.Expr]) -> None:
         super().__init__(f"{sp.sstr(expr)}: {', '.join(sp.sstr(d) for d in dims)}")
-
-
-def parse_dimension(text: str) -> sp.Expr:
-    return vocab.parse_dimension(text)
 
 
 def dimension(expr: sp.Expr) -> sp.Expr:

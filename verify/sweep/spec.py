@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sfltheory import datafiles
 from sfltheory.errors import ParameterError
 
 SWEEP_FORMAT = "sfltheory.sweep/1"
@@ -286,33 +287,14 @@ def _default_name(p: Path) -> str:
 
 
 def _parse(text: str, suffix: str, name: str) -> Any:
-    if suffix == ".toml":
-        try:
-            import tomllib
-        except ImportError:  # Python 3.10
-            try:
-                import tomli as tomllib  # type: ignore[no-redef]
-            except ImportError:
-                raise ParameterError("FILE", "reading TOML needs Python >= 3.11 or the tomli package") from None
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ParameterError("FILE", f"{name} is not valid TOML: {_one_line(str(e))}") from None
-    if suffix in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise ParameterError("FILE", "reading YAML needs PyYAML (pip install pyyaml)") from None
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise ParameterError("FILE", f"{name} is not valid YAML: {_one_line(str(e))}") from None
-    if suffix == ".json":
-        try:
-            return json.loads(text)
-        except ValueError as e:
-            raise ParameterError("FILE", f"{name} is not valid JSON: {_one_line(str(e))}") from None
-    raise ParameterError("FILE", f"a sweep file is .toml, .yaml, .yml, .json or .py (got {name!r})")
+    if suffix not in datafiles.SUFFIXES:
+        raise ParameterError("FILE", f"a sweep file is .toml, .yaml, .yml, .json or .py (got {name!r})")
+    try:
+        return datafiles.parse(text, suffix)
+    except datafiles.MissingReader as e:
+        raise ParameterError("FILE", str(e)) from None
+    except datafiles.DataFileError as e:
+        raise ParameterError("FILE", f"{name} is {e}") from None
 
 
 def _one_line(s: str) -> str:

@@ -68,7 +68,27 @@ TITLE = "The impact of cut layer selection in SFL (SFL-V1 / SFL-V2)"
 
 RESULTS: tuple[Result, ...] = (PROP1, PROP1_PROOF, PROP1_ROUND, LEM1, LEM2, TAU_DEF, SFL_V2)
 
+# canonical name -> the symbol as the paper prints it (LaTeX), for every result of the paper
+PAPER_NOTATION: dict[str, str] = {
+    "L": "S",
+    "M": "K",
+    "K": "\\tau",
+    "batch": "B_k",
+    "eta": "\\eta^t",
+    "sigma2": "\\sigma_k^2",
+}
+# ASCII spellings a user may type for the paper's symbols -> canonical name (one that spells a canonical
+# name is never used: see vocabulary.aliases_for)
+ASCII_ALIASES: dict[str, str] = {
+    "S": "L",
+    "B_k": "batch",
+    "eta_t": "eta",
+    "sigma_k2": "sigma2",
+    "E": "E_epochs",
+}
+
 __all__ = [
+    "ASCII_ALIASES",
     "ASSUMPTIONS",
     "BOUNDED_VARIANCE_PER_CLIENT",
     "DEFAULTS",
@@ -79,6 +99,7 @@ __all__ = [
     "NONCONVEX",
     "NOTATION",
     "PAPER",
+    "PAPER_NOTATION",
     "PARAMS",
     "PROP1",
     "PROP1_PROOF",

@@ -73,7 +73,42 @@ RESULTS: tuple[Result, ...] = (
     *table1.RESULTS,
 )
 
+# canonical name -> the symbol as the paper prints it (LaTeX), for every result of the paper
+PAPER_NOTATION: dict[str, str] = {
+    "M": "N",
+    "K": "h",
+    "lam": "\\mu",
+    "batch": "B",
+    "G_c2": "G_c^2",
+    "G_s2": "G_s^2",
+    "sigma_c2": "\\sigma_c^2",
+    "kappa": "\\kappa",
+    "delta": "\\delta",
+    "d_c": "|\\theta_c|",
+    "F": "f(\\theta_g^1)-f^*",
+    "gap_round": "f(\\theta_g^t)-f^*",
+    "gap_next": "\\mathbb E f(\\theta_g^{t+1})-f^*",
+}
+# ASCII spellings a user may type for the paper's symbols -> canonical name (one that spells a canonical
+# name is never used: see vocabulary.aliases_for)
+ASCII_ALIASES: dict[str, str] = {
+    "N": "M",
+    "h": "K",
+    "mu": "lam",
+    "B": "batch",
+    "p": "batch",
+    "q": "q_smash",
+    "F_c": "flops_c",
+    "F_a": "flops_a",
+    "Delta": "Delta_drift",
+    "G_c^2": "G_c2",
+    "G_s^2": "G_s2",
+    "sigma_c^2": "sigma_c2",
+    "sigma^2": "sigma_c2",
+}
+
 __all__ = [
+    "ASCII_ALIASES",
     "EQ45",
     "KEY",
     "LEMMA2",
@@ -81,6 +116,7 @@ __all__ = [
     "LEMMA4",
     "LEMMA5",
     "PAPER",
+    "PAPER_NOTATION",
     "PARAMS",
     "REFERENCE",
     "REMARK2",

@@ -79,7 +79,23 @@ RESULTS: tuple[Result, ...] = (
     COR44, COR44_PROOF, *TAB2, EQ12,  # its rate, the communication cost (App. A) and time (12)
 )  # fmt: skip
 
+# canonical name -> the symbol as the paper prints it (LaTeX), for every result of the paper
+PAPER_NOTATION: dict[str, str] = {
+    "lam": "\\lambda",
+    "F": "\\mathcal{F}",
+    "eps2": "\\epsilon^2",
+}
+# ASCII spellings a user may type for the paper's symbols -> canonical name (one that spells a canonical
+# name is never used: see vocabulary.aliases_for)
+ASCII_ALIASES: dict[str, str] = {
+    "lambda": "lam",
+    "epsilon2": "eps2",
+    "sigma_c^2": "sigma_c2",
+    "sigma_s^2": "sigma_s2",
+}
+
 __all__ = [
+    "ASCII_ALIASES",
     "COR42",
     "COR42_PROOF",
     "COR44",
@@ -95,6 +111,7 @@ __all__ = [
     "LEMMA_C4",
     "LEMMA_D2",
     "LEMMA_D3",
+    "PAPER_NOTATION",
     "PARAMS",
     "REFERENCE",
     "RESULTS",

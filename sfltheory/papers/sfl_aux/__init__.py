@@ -97,7 +97,28 @@ RESULTS: tuple[Result, ...] = (
     COR4,
 )
 
+# canonical name -> the symbol as the paper prints it (LaTeX), for every result of the paper
+PAPER_NOTATION: dict[str, str] = {
+    "M": "m",
+    "eps2": "\\sigma_G^2",
+    "sigma2": "\\sigma_L^2",
+    "eta_l": "\\mu_L",
+    "eta": "\\mu",
+}
+# ASCII spellings a user may type for the paper's symbols -> canonical name (one that spells a canonical
+# name is never used: see vocabulary.aliases_for)
+ASCII_ALIASES: dict[str, str] = {
+    "m": "M",
+    "sigma_G2": "eps2",
+    "sigma_L2": "sigma2",
+    "sigma_G^2": "eps2",
+    "sigma_L^2": "sigma2",
+    "mu_L": "eta_l",
+    "mu": "eta",
+}
+
 __all__ = [
+    "ASCII_ALIASES",
     "A_CONST",
     "B_CONST",
     "COR1",
@@ -114,6 +135,7 @@ __all__ = [
     "LAMBDA_1",
     "LAMBDA_2",
     "LOCAL_GLOBAL_VARIANCE",
+    "PAPER_NOTATION",
     "PARAMS",
     "REFERENCE",
     "RESULTS",

@@ -27,7 +27,7 @@ REFERENCE = (
     "(not peer-reviewed)"
 )
 # every quantity of the paper has a canonical name (m -> M, sigma_L^2 -> sigma2, sigma_G^2 -> eps2, mu_L -> eta_l,
-# mu -> eta; see vocabulary.PAPER_NOTATION): the paper declares no names of its own
+# mu -> eta; see PAPER_NOTATION in __init__): the paper declares no names of its own
 PARAMS: tuple[Param, ...] = ()
 
 L, F, T, M, n, K, ell = symbols("L F T M n K l")  # ell is the canonical l (server update period)

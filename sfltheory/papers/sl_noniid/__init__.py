@@ -110,7 +110,41 @@ RESULTS: tuple[Result, ...] = (
     *TAB4,
 )
 
+# canonical name -> the symbol as the paper prints it (LaTeX), for every result of the paper
+PAPER_NOTATION: dict[str, str] = {
+    "T": "R",
+    "M": "N",
+    "sigma2": "\\sigma^2",
+    "B2": "B^2",
+    "G2": "G^2",
+    "F": "F",
+    "eta_l": "\\eta_l",
+    "eta_g": "\\eta_g",
+    "eta_tilde": "\\tilde\\eta",
+    "eps_target": "\\epsilon",
+    "d": "\\mathbf{x}",
+    "d_c": "\\mathbf{x}_c",
+    "n_data": "n",
+    "D_k": "n_i",
+    "q_smash": "q",
+    "E_epochs": "E",
+}
+# ASCII spellings a user may type for the paper's symbols -> canonical name (one that spells a canonical
+# name is never used: see vocabulary.aliases_for)
+ASCII_ALIASES: dict[str, str] = {
+    "R": "T",
+    "N": "M",
+    "sigma^2": "sigma2",
+    "B^2": "B2",
+    "G^2": "G2",
+    "epsilon": "eps_target",
+    "n_i": "D_k",
+    "q": "q_smash",
+    "E": "E_epochs",
+}
+
 __all__ = [
+    "ASCII_ALIASES",
     "COR1",
     "COR1_EXPLICIT",
     "COR2",
@@ -127,6 +161,7 @@ __all__ = [
     "KEY",
     "LEM4",
     "PAPER",
+    "PAPER_NOTATION",
     "PARAMS",
     "REFERENCE",
     "RESULTS",
