@@ -1,4 +1,4 @@
-"""Top Hessian eigenvalue of a small CNN: thick-restart Lanczos (``verify.constants.curvature.lanczos``) against
+"""Top Hessian eigenvalue of a small CNN: thick-restart Lanczos (``verify.constants.lanczos.lanczos``) against
 PyHessian.
 
 Target: lambda_max within 1e-3 relative of a tight reference in at most 0.5x PyHessian's time. PyHessian (Yao,
@@ -8,7 +8,7 @@ iteration, stopping when the relative change of the Rayleigh quotient is below `
 iterations), each product a double backward through the graph of one batch that it keeps (``create_graph``). If
 the package cannot be imported, the same algorithm is run from this file, labelled "PyHessian algorithm
 (re-implemented)". The cross-check of the values (ours, PyHessian's and ``torch.func.hessian`` + eigvalsh on a
-small model) is a test: ``tests/test_curvature.py::test_cross_library_pyhessian``.
+small model) is a test: ``tests/verify/constants/test_curvature.py::test_cross_library_pyhessian``.
 
 Setting: ``verify.models`` "cnn" (FedAvg CNN, 1,663,370 parameters), 1x28x28 inputs built from 10 smooth class
 templates plus noise, one batch of ``--batch`` samples, CPU, float32, mean cross-entropy, at initialisation. The
@@ -36,8 +36,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from verify.constants.curvature import HessianOperator, lanczos
+from verify.constants.lanczos import lanczos
 from verify.models.zoo import cnn
+from verify.ops.hvp import HessianOperator
 from verify.ops.objective import Objective
 
 

@@ -25,7 +25,8 @@ import torch
 from torch import nn
 
 from verify.data import partition, synthetic_classification
-from verify.train import ModelProblem, get, run
+from verify.problems import ModelProblem
+from verify.train import get, run
 from verify.train.base import Context, Counters
 
 

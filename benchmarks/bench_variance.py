@@ -4,8 +4,9 @@ sigma^2 = (1/n) sum_i ||g_i - gbar||^2 with g_i the gradient of sample i's loss 
 one gradient of the mean loss over the n samples (``Objective.grad``, 1.0). Target: the exact sigma^2 with
 the hooks engine (``obj.grad`` for gbar, then ``persample_norms(center=gbar)``) within 3x of it. Compared:
 the vmap engine and a per-sample loop (timed on a slice and scaled to n). The agreement with BackPACK (its
-``Variance`` and ``BatchL2Grad``) is a test now, ``tests/test_persample.py::test_against_backpack``, skipped
-where BackPACK is not installed (issue 11); the timings of BackPACK are in benchmarks/RESULTS.md (issue 5).
+``Variance`` and ``BatchL2Grad``) is a test now,
+``tests/verify/constants/test_persample.py::test_against_backpack``, skipped where BackPACK is not installed
+(issue 11); the timings of BackPACK are in benchmarks/RESULTS.md (issue 5).
 
 ``--memory`` instead runs sigma^2 on a ~10^7-parameter model and reports the peak resident memory of the
 process (run it on its own: the peak is the process's lifetime maximum).

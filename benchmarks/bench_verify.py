@@ -19,9 +19,11 @@ import time
 
 import numpy as np
 
+from sfltheory.experiments import EXPERIMENTS
+from verify.pipeline.check import check, default_problem
 from verify.pipeline.exact import exact_moments
-from verify.pipeline.experiments import EXPERIMENTS
-from verify.pipeline.verification import FIRST_ORDER, default_problem, verify_result
+from verify.pipeline.verdicts import exact_applies
+from verify.spec import CheckSpec
 from verify.train import get, run
 
 
@@ -49,13 +51,13 @@ def verify_all() -> None:
     total = first = 0.0
     for rid, exp in EXPERIMENTS.items():
         t0 = time.perf_counter()
-        verify_result(rid)
+        check(CheckSpec(result=rid))
         dt = time.perf_counter() - t0
         total += dt
-        if exp.algorithm in FIRST_ORDER:
+        if exact_applies(exp.algorithm):
             first += dt
         print(f"  {rid:36s} {exp.problem:9s} {dt:6.1f} s")
-    n_first = sum(e.algorithm in FIRST_ORDER for e in EXPERIMENTS.values())
+    n_first = sum(exact_applies(e.algorithm) for e in EXPERIMENTS.values())
     print(f"verify --all: {len(EXPERIMENTS)} results in {total:.0f} s; the {n_first} first-order ones (exact "
           f"moments) in {first:.0f} s")  # fmt: skip
 

@@ -40,8 +40,8 @@ from torch import nn
 
 import sfltheory as st
 from sfltheory.plotting import PALETTE, style
-from verify.train import ALGORITHMS, QuadraticProblem, get, run
-from verify.train.setup import model_problem
+from verify.problems import QuadraticProblem, model_problem
+from verify.train import ALGORITHMS, get, run
 
 SMALL = os.environ.get("SFLTHEORY_NB_SMALL", "0") == "1"
 OUT = Path(os.environ.get("SFLTHEORY_NB_OUT") or tempfile.mkdtemp(prefix="sfltheory-nb-"))
@@ -67,12 +67,12 @@ for name, cls in ALGORITHMS.items():
 # f_m(x) = ½(x − b_m)ᵀH(x − b_m) with noise on every gradient: `from_targets` builds one whose constants are
 # exactly the targets (L = 1, σ² = 0.1 per sample, ε² = 1 mean over clients, d = 10 split 5 + 5, M = 4).
 # Rademacher noise makes ‖ξ‖² = σ² for *every* sample, which MU-SplitFed's assumption asks for.
-# `exact_constants` returns them as a `Constants` record, the same type `measure` returns.
+# `constants` returns them as a `Constants` record, the same type `measure` returns.
 
 # %%
 BATCH = 8
 quad = QuadraticProblem.from_targets(L=1, sigma2=0.1, eps2=1, d=10, M=4, noise="rademacher")
-exact = quad.exact_constants(batch=BATCH)
+exact = quad.constants(batch=BATCH)
 print(exact)
 
 # %% [markdown]
@@ -217,16 +217,17 @@ with style() as plt:
 #
 # ## 5. The same, systematically: `sfltheory verify`
 #
-# `verify.pipeline.verification.verify_result` does this for every result that has an experiment: the
+# `verify.pipeline.check.check` does this for every result that has an experiment: the
 # algorithm it analyses on an exact quadratic, exact moments for first-order algorithms (a bound below them is
 # violated for certain) or a Monte-Carlo band for zeroth-order ones, at the largest admissible step and at a
 # practical one (`sfltheory verify ID --out DIR` writes the HTML report).
 
 # %%
 from verify.pipeline import report
-from verify.pipeline.verification import verify_result
+from verify.pipeline.check import check
+from verify.spec import CheckSpec
 
-v = verify_result("sl_noniid/thm2", T=10 if SMALL else 40)
+v = check(CheckSpec(result="sl_noniid/thm2", T=10 if SMALL else 40))
 for leg in v.legs:
     print(f"{v.result} ({v.method}): {leg.mode} step {leg.step:.3g}: {leg.verdict}, "
           f"bound / measured at T = {leg.tightness:.3g}")

@@ -10,7 +10,7 @@ if [ ! -f "$STAMP" ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
   # torch==2.13.0 (pinned in the 'verify' extra) resolves to the CPU wheel here.
   "$VENV/bin/python" -m pip install -q -e "$ROOT[verify,dev,notebooks,ray]"
-  # Cross-library tests (tests/test_curvature.py, tests/test_persample.py) check against PyHessian and BackPACK.
+  # Cross-library tests (tests/verify/constants/test_curvature.py, tests/verify/constants/test_persample.py) check against PyHessian and BackPACK.
   # Their declared dependencies would replace the pinned torch, so they go in without them (--no-deps);
   # BackPACK needs einops and unfoldNd at import. The tests skip with the reason if these are absent.
   "$VENV/bin/python" -m pip install -q --no-deps "pyhessian==0.1" "backpack-for-pytorch==1.7.1" \

@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from .assumptions import Pick
+from .atomic import write_atomic
 from .errors import ParameterError
 from .evaluate import Evaluation, evaluate
 from .registry import get
+from .report import text_table
 from .result import Result
 
 FORMAT = "sfltheory.constants/1"
@@ -321,8 +323,6 @@ class Constants:
         """The record as JSON; written atomically to ``path`` when given."""
         text = json.dumps(self.to_dict(), indent=2, sort_keys=False) + "\n"
         if path is not None:
-            from .atomic import write_atomic
-
             write_atomic(Path(path), text)
         return text
 
@@ -362,8 +362,6 @@ class Constants:
         return cls.from_dict(d)
 
     def __str__(self) -> str:
-        from .report import text_table
-
         rows = [[k, str(e), "" if e.n is None else str(e.n), "" if e.probes is None else str(e.probes), e.method]
                 for k, e in self.items()]  # fmt: skip
         return text_table(rows, ["constant", "value", "n", "probes", "method"])

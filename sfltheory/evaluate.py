@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import defaults
-from . import vocabulary as vocab
+from . import defaults, lexicon
 from .errors import MissingParametersError, NoBoundError, ParameterError
 from .numeric import ArrayLike, Value, as_float64, call, call_finite, compiled, symbols_of
 from .registry import editions, get
@@ -109,7 +108,7 @@ def _fmt(v: np.ndarray) -> str:
 
 def _check_domain(name: str, v: np.ndarray, derived_from: str | None = None, shown: str | None = None) -> None:
     """Raise ParameterError (naming ``shown``, the spelling the user typed) if ``v`` is outside the domain."""
-    p = vocab.get(name)
+    p = lexicon.get(name)
     v = np.atleast_1d(v)
     name = shown or name
     if not np.all(np.isfinite(v)):
@@ -144,11 +143,11 @@ def resolve(
     r = as_result(result)
     if not isinstance(params, Mapping):
         raise ParameterError("params", f"must be a mapping of name to value (got {type(params).__name__})")
-    aliases = vocab.aliases_for(r.paper)
+    aliases = lexicon.aliases_for(r.paper)
     values: dict[str, Value] = {}
     given_as: dict[str, str] = {}
     for key, raw in params.items():
-        name = key if vocab.is_known(key) else aliases.get(key)
+        name = key if lexicon.is_known(key) else aliases.get(key)
         if name is None:
             hint = f"; {r.paper} aliases: {', '.join(sorted(aliases))}" if aliases else ""
             raise ParameterError(key, f"unknown parameter name (see `sfltheory vocabulary`){hint}")
@@ -220,9 +219,9 @@ def missing_hint(result_id: str, name: str) -> str:
     """A missing parameter's meaning and where its value comes from: a constant is measured on the user's model
     (``sfltheory measure --for ID``), a step is what ``check-lr`` checks (or ``max-step`` gives), a count or
     dimension is a setting of the run or the model (``sfltheory cuts`` lists d_c per cut)."""
-    if not vocab.is_known(name):
+    if not lexicon.is_known(name):
         return "not in the vocabulary"
-    e = vocab.get(name)
+    e = lexicon.get(name)
     how = {
         "constant": f"measure it: sfltheory measure --for {result_id}",
         "step": f"your step size; the largest admissible: sfltheory check-lr {result_id}",

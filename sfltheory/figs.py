@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from .errors import SflTheoryError
+from .plotting import save_formats, style, tidy_log_axes
 
 ROOT = Path(__file__).resolve().parent.parent / "paper_figs"
 DEFAULT_OUT = Path("out/figs")
@@ -68,8 +69,6 @@ def load(name: str) -> ModuleType:
 
 def draw(name: str, small: bool = False) -> Any:
     """The figure ``name`` as a matplotlib figure (drawn in the house style; the caller saves or closes it)."""
-    from .plotting import style, tidy_log_axes
-
     module = load(name)
     with style() as plt:
         fig = module.draw(plt, small=small)
@@ -79,8 +78,6 @@ def draw(name: str, small: bool = False) -> Any:
 
 def run(names: Iterable[str] | None = None, out: str | Path = DEFAULT_OUT, small: bool = False) -> list[Path]:
     """Draw the figures ``names`` (default: all, in :data:`FIGURES` order) into ``out`` as PNG and PDF."""
-    from .plotting import save_formats, style, tidy_log_axes
-
     chosen = _check_names(names)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

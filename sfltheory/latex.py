@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from . import vocabulary as vocab
-from .vocabulary import Param
+from .builtin import builtin_params, paper_notation
+from .vocabulary import Param, symbol
 
 if TYPE_CHECKING:
     from .result import Relation, Result
@@ -133,10 +133,10 @@ def forms(params: tuple[Param, ...], printed: tuple[tuple[str, str], ...]) -> Fo
     return tuple(sorted(out, key=lambda f: -len(f[0])))
 
 
-def spellings(paper: str, notation: tuple[tuple[str, str], ...]) -> Forms:
-    """The forms of the whole vocabulary as ``paper`` prints it, with a result's own ``notation`` on top."""
-    printed = {**vocab.paper_notation(paper), **dict(notation)}
-    return forms(tuple(vocab.all_params()), tuple(sorted(printed.items())))
+def spellings(paper: str, notation: tuple[tuple[str, str], ...], params: tuple[Param, ...]) -> Forms:
+    """The forms of the vocabulary ``params`` as ``paper`` prints it, with a result's own ``notation`` on top."""
+    printed = {**paper_notation(paper), **dict(notation)}
+    return forms(params, tuple(sorted(printed.items())))
 
 
 def _is_factor(t: str, *, end: bool) -> bool:
@@ -198,35 +198,35 @@ def rhs_segments(statement: str) -> list[str]:
 UNREADABLE = (r"\sum", r"\mathbb", r"\|", r"\nabla", r"\min", r"\max", r"\text", r"\mathcal C", r"\Phi", r"\times")
 
 
-def to_sympy(latex: str, r: Result) -> sp.Expr:
-    """``latex`` as a SymPy expression in canonical symbols; raises :class:`LatexError`. A user's result (one
-    loaded from a file of theirs) is read as its terms were: ASCII canonical names (``F``, ``sigma2``) too."""
-    from .registry import origin
-
+def to_sympy(latex: str, r: Result, params: Iterable[Param], *, user: bool) -> sp.Expr:
+    """``latex``, printed in result ``r``, as a SymPy expression in canonical symbols; raises :class:`LatexError`.
+    ``params``: the names in use (:func:`sfltheory.lexicon.all_params`). ``user``: ``r`` was loaded from a file of
+    the user's, and is read as its terms were: ASCII canonical names (``F``, ``sigma2``) too."""
     notation = tuple(sorted(r.notation.items()))
-    if origin(r.id) is not None:
-        return _to_sympy_user(latex, notation)
-    return _to_sympy(latex, r.paper, notation)
+    if user:
+        return _to_sympy_user(latex, notation, tuple(params))
+    return _to_sympy(latex, r.paper, notation, tuple(params))
 
 
 @cache
-def _to_sympy_user(latex: str, notation: tuple[tuple[str, str], ...]) -> sp.Expr:
+def _to_sympy_user(latex: str, notation: tuple[tuple[str, str], ...], params: tuple[Param, ...]) -> sp.Expr:
     bad = [u for u in UNREADABLE if u in latex]
     if bad:
         raise LatexError(f"uses {bad[0]}, which no canonical formula contains")
-    return parse_formula(latex, notation=dict(notation))
+    return parse_formula(latex, params, dict(notation))
 
 
 @cache
-def _to_sympy(latex: str, paper: str, notation: tuple[tuple[str, str], ...]) -> sp.Expr:
+def _to_sympy(latex: str, paper: str, notation: tuple[tuple[str, str], ...], params: tuple[Param, ...]) -> sp.Expr:
     bad = [u for u in UNREADABLE if u in latex]
     if bad:
         raise LatexError(f"uses {bad[0]}, which no canonical formula contains")
-    return _parse(normal(latex), spellings(paper, notation), latex)
+    return _parse(normal(latex), spellings(paper, notation, params), latex)
 
 
 def forget() -> None:
-    """Drop what is cached from the vocabulary (the registry calls it when user results change it)."""
+    """Drop what is cached from a vocabulary no longer in use (the registry calls it when the user results it
+    holds change)."""
     _to_sympy.cache_clear()
     _to_sympy_user.cache_clear()
 
@@ -260,7 +260,7 @@ def _parse(tokens: list[str], table: Forms, original: str, *, user: bool = False
     table_ = {}
     for s in expr.free_symbols:
         if s.name in names:
-            table_[s] = vocab.symbol(names[s.name])
+            table_[s] = symbol(names[s.name])
         elif user:
             raise UnknownSymbol(s.name, _close(s.name, table))
         else:
@@ -375,13 +375,14 @@ def parse_formula(
 ) -> sp.Expr:
     """A user's formula (no relation) as SymPy in canonical symbols.
 
-    ``params``: the names it may use (default: the whole vocabulary); ``notation``: canonical name -> how the
-    formula spells it, over the vocabulary's LaTeX. Raises :class:`MalformedLatex`, :class:`UnknownSymbol` or
+    ``params``: the names it may use (default: the built-in vocabulary, :func:`sfltheory.builtin.builtin_params`;
+    a user's names are passed by whoever reads their file); ``notation``: canonical name -> how the formula spells
+    it, over the vocabulary's LaTeX. Raises :class:`MalformedLatex`, :class:`UnknownSymbol` or
     :class:`BadRelation` (a relation where an expression belongs).
     """
     if not latex.strip():
         raise MalformedLatex("", "empty formula")
-    plist = tuple(vocab.all_params() if params is None else params)
+    plist = tuple(builtin_params() if params is None else params)
     table = forms(plist, tuple(sorted((notation or {}).items())))
     near = unbalanced(latex)
     if near is not None:

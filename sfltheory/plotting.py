@@ -11,17 +11,19 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .atomic import atomic_path
 from .errors import ParameterError
-
-if TYPE_CHECKING:
-    from .plan.compare import Row
-    from .plan.cuts import CutTable
-    from .plan.records import Plan
+from .plan import load_blocks
+from .plan import plan as plan_of
+from .plan.choices import d as d_sym
+from .plan.choices import tau as tau_sym
+from .plan.compare import Row
+from .plan.cuts import CutTable
+from .plan.records import Plan
 
 # Colour-blind-safe cycle (Okabe & Ito, 2008), thin lines, no top/right spines, one font size.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -376,9 +378,6 @@ def plan_panels(fig: Any, plan: Plan, marks: tuple[tuple[float, str], ...] = ())
     tau = 1 and at the rule's tau, and the band of d_c the rule d_c = sqrt(d/tau) asks for over the grid.
     ``marks``: vertical dotted lines ``(tau, label)`` on the left panel (e.g. the tau the paper ran). Returns the
     two axes."""
-    from .plan.choices import d as d_sym
-    from .plan.choices import tau as tau_sym
-
     assert plan.model is not None and plan.d is not None
     bound = np.where(plan.curves["feasible"], np.asarray(plan.curves["bound"], dtype=float), np.nan)
     grid = plan.grid
@@ -515,10 +514,8 @@ def plan_figure(
 ) -> Any:
     """A paper-figure plan of ``result`` over tau and the cuts of a model given as a block list, at the paper's
     ``params`` and :data:`PLAN_ASSUMED`, captioned with ``setting``, the assumptions and the planner's notes."""
-    from .plan import load_blocks, plan
-
     grid = np.unique(np.round(np.logspace(0, 3, 40))) if small else None  # default: tau = 1..1000
-    p = plan(result, {**params, **PLAN_ASSUMED}, cuts=load_blocks(blocks), grid=grid)
+    p = plan_of(result, {**params, **PLAN_ASSUMED}, cuts=load_blocks(blocks), grid=grid)
     fig = plt.figure(figsize=(14, 4.8))
     ax, _ = plan_panels(fig, p, marks=marks)
     notes = " ".join(n.rstrip(".") + "." for n in p.notes)

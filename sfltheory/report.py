@@ -10,15 +10,16 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from . import vocabulary as vocab
+from . import lexicon
+from .builtin import PAPERS, REFERENCES, paper_notation
 from .evaluate import Evaluation, HypothesisCheck
-from .registry import PAPERS, REFERENCES, editions, reference, results
+from .registry import editions, reference, results
 from .result import Result
 from .stepsize import StepCheck
 
 
 def latex(expr: sp.Expr) -> str:
-    return sp.latex(expr, symbol_names=vocab.latex_names())
+    return sp.latex(expr, symbol_names=lexicon.latex_names())
 
 
 def jsonable(v: Any) -> Any:
@@ -47,6 +48,15 @@ def num(v: Any) -> str:
         f = float(a)
         return f"{f:.6g}" if math.isfinite(f) else ("inf" if f > 0 else ("-inf" if f < 0 else "nan"))
     return "[" + ", ".join(num(x) for x in a.ravel()[:8]) + (", ...]" if a.size > 8 else "]")
+
+
+def count_text(v: float | int | None) -> str:
+    """A count with thousands separators: ``never`` for +inf (a target never reached), ``-`` for none."""
+    if v is None:
+        return "-"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "never" if v > 0 else "-"
+    return f"{int(v):,}"
 
 
 def _holds(v: Any) -> str:
@@ -130,7 +140,7 @@ def list_markdown() -> str:
 
 # --- show ---------------------------------------------------------------------------------------------
 def show_dict(r: Result) -> dict[str, Any]:
-    notation = {**vocab.paper_notation(r.paper), **r.notation}
+    notation = {**paper_notation(r.paper), **r.notation}
     params = r.parameters()
     return {
         **result_summary(r),
@@ -158,8 +168,8 @@ def show_dict(r: Result) -> dict[str, Any]:
         "vocabulary": [
             {
                 "name": n,
-                "paper": notation.get(n, vocab.get(n).latex) if vocab.is_known(n) else n,
-                "meaning": vocab.get(n).meaning if vocab.is_known(n) else "",
+                "paper": notation.get(n, lexicon.get(n).latex) if lexicon.is_known(n) else n,
+                "meaning": lexicon.get(n).meaning if lexicon.is_known(n) else "",
             }
             for n in params
         ],
@@ -366,8 +376,8 @@ def step_points(sc: StepCheck) -> list[str]:
 # --- vocabulary / errata ------------------------------------------------------------------------------
 def vocabulary_rows() -> list[dict[str, str]]:
     rows = []
-    for p in vocab.all_params():
-        papers = {k: v[p.name] for k in PAPERS if p.name in (v := vocab.paper_notation(k))}
+    for p in lexicon.all_params():
+        papers = {k: v[p.name] for k in PAPERS if p.name in (v := paper_notation(k))}
         rows.append({"name": p.name, "latex": p.latex, "meaning": p.meaning, "domain": p.domain,
                      "dimension": p.dimension, "papers": papers})  # fmt: skip
     return rows  # type: ignore[return-value]

@@ -47,6 +47,8 @@ from . import latex as tex
 from . import vocabulary as vocab
 from .assumptions import ALL as BUILTIN_ASSUMPTIONS
 from .assumptions import Assumption
+from .builtin import PAPERS, builtin_results
+from .builtin import builtin_params as builtin_vocabulary
 from .defaults import Default
 from .errors import SflTheoryError
 from .result import Hypothesis, HypothesisKind, Kind, Provenance, Relation, Result, Source, Term
@@ -64,7 +66,7 @@ GROUPS: tuple[str, ...] = get_args(Group)
 TOP_FIELDS = ("results", "vocabulary")
 RESULT_FIELDS = ("id", "kind", "title", "reference", "where", "lhs", "statement", "rate", "step", "assumptions",
                  "terms", "hypotheses", "defaults", "notation", "notes", "experiment")  # fmt: skip
-# how `sfltheory verify` runs a user result (verify.pipeline.experiments.Experiment's fields; checked there)
+# how `sfltheory verify` runs a user result (sfltheory.experiments.Experiment's fields; checked there)
 EXPERIMENT_FIELDS = ("algorithm", "step_to", "lhs", "params", "algorithm_only", "noise", "M", "at_choice", "note")
 RESULT_REQUIRED = ("id", "kind", "title", "reference", "where", "lhs", "terms")
 WHERE_FIELDS = ("label", "equation", "section")
@@ -320,8 +322,6 @@ class _Builder:
         )  # fmt: skip
 
     def ident(self, raw: Any) -> tuple[str, str, str]:
-        from .registry import PAPERS
-
         rid = _text(self.at, "id", raw)
         m = _ID.fullmatch(rid)
         if m is None:
@@ -430,12 +430,10 @@ def load(
     builtin_params: Sequence[Param] | None = None,
 ) -> UserResults:
     """Read and check every file ``paths`` names (see :func:`expand`). ``builtin``/``builtin_params``: the
-    catalogue and vocabulary the files join (default: the registry's built-in ones)."""
-    from . import registry
-
+    catalogue and vocabulary the files join (default: the built-in ones, :mod:`sfltheory.builtin`)."""
     files = expand(paths)
-    cat = list(registry.builtin_results() if builtin is None else builtin)
-    base = {p.name: p for p in (registry.builtin_params() if builtin_params is None else builtin_params)}
+    cat = list(builtin_results() if builtin is None else builtin)
+    base = {p.name: p for p in (builtin_vocabulary() if builtin_params is None else builtin_params)}
     raw: list[tuple[Path, dict[str, Any]]] = []
     declared: dict[str, Param] = {}
     for f in files:

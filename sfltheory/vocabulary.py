@@ -1,9 +1,11 @@
 """The canonical vocabulary: one name per quantity, shared by every paper.
 
 Measured constants (``verify``) and user input use these names, so the same ``L`` or ``sigma2`` plugs
-into every theorem. Each paper's own notation is declared with the paper (its package's ``PAPER_NOTATION``,
-read by :func:`paper_notation`); ASCII spellings of it (``ASCII_ALIASES``) are accepted as aliases where they do
-not collide with a canonical name (:func:`aliases_for`).
+into every theorem. This module declares the canonical names and what every name is (:class:`Param`, its
+SymPy :func:`symbol`, its physical dimension); it imports nothing of the catalogue, so the papers build on it.
+The names in use -- these, the names each paper adds (its package's ``PARAMS``) and a user's -- are looked up
+in :mod:`sfltheory.lexicon`, with each paper's notation (``PAPER_NOTATION``) and ASCII aliases
+(``ASCII_ALIASES``).
 
 Domains
 -------
@@ -203,62 +205,7 @@ def symbols(names: str) -> tuple[sp.Symbol, ...]:
     return tuple(symbol(n) for n in names.split())
 
 
-_ALL: dict[str, Param] | None = None  # the built-in names plus every paper's PARAMS, built on first use
-
-
-def _everything() -> dict[str, Param]:
-    """The built-in names plus those the registry's papers (and loaded user results) declare in ``PARAMS``.
-    Nothing registers itself at import: the registry is asked once, then after :func:`refresh`."""
-    global _ALL
-    if _ALL is None:
-        from .registry import declared_params  # lazy: the registry imports the papers, which import this module
-
-        merged = dict(_PARAMS)
-        for p in declared_params():
-            if p.name in merged and merged[p.name] != p:
-                raise ValueError(f"vocabulary: '{p.name}' declared twice with different meanings")
-            merged[p.name] = p
-        _ALL = merged
-    return _ALL
-
-
-def refresh() -> None:
-    """Forget the merged vocabulary (the registry calls it after loading a user's results)."""
-    global _ALL
-    _ALL = None
-
-
-def get(name: str) -> Param:
-    try:
-        return _everything()[name]
-    except KeyError:
-        raise KeyError(name) from None
-
-
-def is_known(name: str) -> bool:
-    return name in _everything()
-
-
-def all_params() -> list[Param]:
-    return list(_everything().values())
-
-
-def paper_notation(paper: str) -> dict[str, str]:
-    """Canonical name -> the symbol as ``paper`` prints it (its package's ``PAPER_NOTATION``; empty for a paper
-    without one, e.g. a user's)."""
-    from .registry import paper_attribute  # lazy, as in _everything
-
-    return dict(paper_attribute(paper, "PAPER_NOTATION"))
-
-
-def aliases_for(paper: str) -> dict[str, str]:
-    """Unambiguous ASCII aliases of a paper (its package's ``ASCII_ALIASES``): alias -> canonical. Aliases that
-    spell a canonical name (e.g. ``K``, clients in cut_layer but local steps canonically) are not accepted."""
-    from .registry import paper_attribute
-
-    known = _everything()
-    return {a: c for a, c in paper_attribute(paper, "ASCII_ALIASES").items() if a not in known}
-
-
-def latex_names() -> dict[sp.Symbol, str]:
-    return {symbol(p.name): p.latex for p in _everything().values()}
+def canonical_params() -> tuple[Param, ...]:
+    """The canonical names this module declares (the papers' own names and a user's are added by
+    :mod:`sfltheory.builtin` and :mod:`sfltheory.lexicon`)."""
+    return tuple(_PARAMS.values())

@@ -21,7 +21,9 @@ def test_docs_in_sync(name: str) -> None:
 
 
 def test_main_job_writes_reports(tmp_path: Path) -> None:
-    written = mainjob.run(tmp_path, measure_every=12, pipeline=False)  # the measured example on 150 images: quick
+    from verify.pipeline.main import run
+
+    written = run(tmp_path, measure_every=12, pipeline=False)  # the measured example on 150 images: quick
     names = {p.name for p in written}
     assert {"CATALOGUE.md", "ERRATA.md", "VOCABULARY.md", "example.json"} <= names
     # with torch installed, the ResNet-18 worked example too
@@ -48,7 +50,7 @@ def test_main_job_writes_reports(tmp_path: Path) -> None:
 def test_readme_worked_example_is_current(capsys: pytest.CaptureFixture[str]) -> None:
     # the README shows the ResNet-18 cuts and plan verbatim; regenerate it if this fails
     pytest.importorskip("torch")
-    from sfltheory.cli import main
+    from verify.app import main
 
     readme = (ROOT / "README.md").read_text()
     assert main(["cuts", "--model", "resnet18"]) == 0
@@ -78,7 +80,7 @@ def test_atomic_write_leaves_an_ordinary_file(tmp_path: Path) -> None:
 def test_readme_training_example_is_current(capsys: pytest.CaptureFixture[str]) -> None:
     # the README shows this training run verbatim (an exact quadratic: deterministic); regenerate it if this fails
     pytest.importorskip("torch")
-    from sfltheory.cli import main
+    from verify.app import main
 
     args = "train sl --problem quadratic L=1 sigma2=0.1 eps2=1 d=10 M=4 T=50 eta_l=0.05 K=2 batch=8 --quiet"
     assert main(args.split()) == 0

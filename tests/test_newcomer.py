@@ -9,9 +9,9 @@ import pytest
 
 import sfltheory as st
 from sfltheory.algorithms import ALGORITHMS, algorithm, results_of, which
-from sfltheory.cli import main
+from sfltheory.builtin import PAPERS, REFERENCES
 from sfltheory.errors import MissingParametersError, ParameterError
-from sfltheory.registry import PAPERS, REFERENCES
+from verify.app import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -1,7 +1,7 @@
 """The empirical half of sfltheory: models, data, split-learning algorithms and constant estimators.
 
-Imports torch; ``sfltheory`` never imports this package at import time (the CLI imports it lazily for
-``cuts --model`` and ``plan --model``).
+Imports torch; ``sfltheory`` never imports this package: the ``sfltheory`` command (:mod:`verify.app`) and the main
+job (:mod:`verify.pipeline.main`) compose the two halves here.
 
 * ``verify.models``: the models the seed papers use (MLP, CNN, LeNet-5, VGG-11, AlexNet, ResNet-18/50)
   and the cut points of any ``torch.nn.Module`` as a :class:`sfltheory.plan.cuts.CutTable`.

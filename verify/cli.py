@@ -1,4 +1,4 @@
-"""The commands the torch half owns: ``sfltheory measure`` and ``sfltheory train``.
+"""The commands the torch half owns: ``sfltheory measure``, ``train``, ``verify`` and ``sweep``.
 
 :func:`register` adds their parsers to ``sfltheory``'s; nothing here imports torch until a command runs, so
 ``sfltheory list`` and ``bound`` start as fast as before.
@@ -9,14 +9,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+from functools import wraps
 from typing import Any
 
-from sfltheory.cli import EXIT_USAGE, count_arg, parse_assignments, parse_shape, positive_arg
-from sfltheory.errors import ParameterError, SflTheoryError
+from sfltheory.cliargs import EXIT_USAGE, count_arg, parse_assignments, positive_arg
+from sfltheory.errors import ParameterError
+from sfltheory.experiments import EXPERIMENTS, NO_EXPERIMENT
+from verify.spec import MeasureSpec, TrendSpec, flag, named_by, shape
+
+# The commands import what runs them (the trainer, the estimators, the pipeline) inside their functions: those
+# import torch, and this module is imported whenever the parser is built, for `sfltheory list` too, which must
+# start in well under a second without torch.
 
 EXIT_DIVERGED = 1
-# measure's defaults (verify.constants.measure.PROBES/TOL, repeated here so that the parser imports no torch)
+# measure's defaults (verify.constants.measure.PROBES/TOL, repeated here so that the parser imports no torch;
+# verify.spec.MeasureSpec states the same)
 PROBES = 30
 TOL = 1e-3
 
@@ -91,7 +98,7 @@ def _measure_parser(sub: Any) -> None:
     s.add_argument("--out", metavar="FILE", help="write the constants as JSON to FILE (atomically)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
-    s.set_defaults(func=_cmd_measure)
+    s.set_defaults(func=flagged(_cmd_measure))
 
 
 def _cmd_measure(a: argparse.Namespace) -> int:
@@ -101,9 +108,9 @@ def _cmd_measure(a: argparse.Namespace) -> int:
     # spinning made the README example take 96.6 s (73.8 s of CPU) against 39.0 s (24.6 s) -- benchmarks/RESULTS.md.
     # It acts only before torch starts its thread pool, which is why it is set here, before the first import.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from verify.constants.cli import run
+    from verify.pipeline.measurement import measure_spec
 
-    c = run(a)
+    c = measure_spec(measure_spec_of(a), progress=not a.quiet)
     if a.out:
         c.to_json(a.out)
     if a.json:
@@ -113,14 +120,30 @@ def _cmd_measure(a: argparse.Namespace) -> int:
     return 0
 
 
+def measure_spec_of(a: argparse.Namespace) -> Any:
+    """``measure``'s flags as a :class:`verify.spec.MeasureSpec` (a field in an error is named by its flag)."""
+
+    def make() -> MeasureSpec:
+        what = tuple(w for w in a.what.split(",") if w) if a.what else None
+        sample = shape("measure.input_shape", a.input_shape) if a.input_shape else None
+        return MeasureSpec(
+            model=a.model, data=a.data, input_shape=sample, cut=a.cut,
+            state=a.state, loss=a.loss, what=what, for_id=a.for_id, clients=a.clients, partition=a.partition,
+            batch=a.batch, probes=a.probes, tol=a.tol, fstar=a.fstar, lam=a.lam, P=a.P, zo_form=a.zo_form,
+            steps=a.steps, every=a.every, lr=a.lr, train_batch=a.train_batch, run_dir=a.run_dir, device=a.device,
+            float64=a.float64, chunk=a.chunk, threads=a.threads, seed=a.seed,
+        )  # fmt: skip
+
+    return make()
+
+
 # --- a model problem's options, shared by train and verify ------------------------------------------------------
 
 VERIFY_PARTITION = "dirichlet:0.5"  # verify's default clients are non-IID: heterogeneity is what the bounds are about
-MODEL_FLAGS = ("--model", "--data", "--cut", "--input-shape", "--partition", "--loss", "--eval-samples")
 
 
 def model_problem_args(s: argparse.ArgumentParser, *, partition: str) -> None:
-    """The options that describe a split model problem (``verify.train.setup.model_problem``), and ``--order``."""
+    """The options that describe a split model problem (``verify.problems.model_problem``), and ``--order``."""
     s.add_argument("--model", help="a registered model (sized to the data) or package.module:factory (default cnn)")
     s.add_argument("--data", help="digits (default), fashion-mnist, mnist1d, cifar10:root=.., a .pt/.npz file")
     s.add_argument("--cut", help="split after this block (name or 1-based index; default: the middle cut)")
@@ -134,19 +157,6 @@ def model_problem_args(s: argparse.ArgumentParser, *, partition: str) -> None:
         help="record ||grad f||^2 on a fixed subsample of this many per client (default: all)",
     )
     s.add_argument("--order", choices=["fixed", "random"], help="client order of the sequential algorithms")
-
-
-def model_flags_given(a: argparse.Namespace) -> list[str]:
-    """The model-problem options given on the command line (``--clients`` aside: a quadratic has clients too)."""
-    return [f for f in MODEL_FLAGS if getattr(a, f[2:].replace("-", "_")) is not None]
-
-
-def model_problem_kwargs(a: argparse.Namespace, *, partition: str) -> dict[str, Any]:
-    """``model_problem``'s keywords from the options, with their defaults (cnn on digits, 4 clients)."""
-    return {"model": a.model or "cnn", "data": a.data or "digits", "cut": a.cut, "clients": a.clients or 4,
-            "partition": a.partition or partition, "loss": a.loss or "auto",
-            "input_shape": parse_shape(a.input_shape) if a.input_shape else None,
-            "eval_samples": a.eval_samples}  # fmt: skip
 
 
 # --- train ----------------------------------------------------------------------------------------------------
@@ -178,7 +188,7 @@ def _train_parser(sub: Any) -> None:
     s.add_argument("--bandwidth", type=positive_arg("--bandwidth"), help="bytes/s per client link")
     s.add_argument("--json", action="store_true", help="print the run (configuration and records) as JSON")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
-    s.set_defaults(func=_cmd_train)
+    s.set_defaults(func=flagged(_cmd_train))
 
 
 def _list_text() -> str:
@@ -193,15 +203,7 @@ def _list_text() -> str:
     return "\n".join(lines)
 
 
-def _as_int(name: str, v: Any) -> int:
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    raise ParameterError(name, f"must be an integer (got {v!r})")
-
-
 def _cmd_train(a: argparse.Namespace) -> int:
-    import numpy as np
-
     if a.list:
         if a.json:
             from verify.train import ALGORITHMS
@@ -210,55 +212,10 @@ def _cmd_train(a: argparse.Namespace) -> int:
         else:
             print(_list_text())
         return 0
-    if not a.algorithm:
-        raise ParameterError("algorithm", "name one (sfltheory train --list shows them)")
-    if "=" in a.algorithm:
-        raise ParameterError("algorithm", f"expected an algorithm name before name=value (got {a.algorithm!r})")
-    params = parse_assignments(a.assignments)
-    for k, v in params.items():
-        if isinstance(v, np.ndarray):
-            raise ParameterError(k, "train takes one value per parameter (a sweep is `sfltheory sweep`)")
+    spec = train_spec(a)
+    from verify.train.launch import launch
 
-    import torch
-
-    from sfltheory.plan.timemodel import TimeModel
-    from verify.train import get, run
-    from verify.train.loop import default_time_model
-    from verify.train.setup import QUADRATIC_TARGETS, problem_from
-
-    cls = get(a.algorithm)
-    T = _as_int("T", params.pop("T", 100.0))
-    batch = _as_int("batch", params.pop("batch", 32.0))
-    seed = _as_int("seed", params.pop("seed", 0.0))
-    if T < 1:
-        raise ParameterError("T", f"must be an integer >= 1 (got {T})")
-    if a.order is not None:
-        params["order"] = a.order
-    quadratic = a.problem is not None
-    if quadratic:
-        given = model_flags_given(a)
-        if given:
-            raise ParameterError(given[0], "describes a model problem; not with --problem")
-    targets = {k: params.pop(k) for k in QUADRATIC_TARGETS if k in params} if a.problem == "quadratic" else {}
-    if "M" in params and not quadratic:
-        raise ParameterError("M", "the number of clients of a model problem is --clients")
-    if a.clients is not None and quadratic:
-        if a.problem != "quadratic":
-            raise ParameterError("--clients", "the problem file fixes the clients (one row of shifts each)")
-        targets["M"] = float(a.clients)
-    algorithm = cls(**params)  # unknown parameters and domains are checked here, before any work
-    dtype = torch.float64 if (a.float64 or quadratic) else torch.float32
-    kw = {} if quadratic else model_problem_kwargs(a, partition="iid")
-    device = "cuda" if a.device == "auto" and torch.cuda.is_available() else ("cpu" if a.device == "auto" else a.device)
-    problem = problem_from(a.problem, targets=targets, seed=seed, dtype=dtype, device=device, **kw)
-    tm = default_time_model(problem.M)
-    if a.client_time or a.server_step or a.bandwidth:
-        times = tuple(float(x) for x in a.client_time.split(",")) if a.client_time else (1.0,) * problem.M
-        if len(times) == 1:
-            times = times * problem.M
-        tm = TimeModel(server_step=a.server_step or 0.01, client_time=times, bandwidth=a.bandwidth)
-    r = run(algorithm, problem, T=T, seed=seed, batch=batch, batched=not a.loop, out=a.out,
-            checkpoint_every=a.checkpoint_every, time_model=tm, progress=not (a.quiet or a.json))  # fmt: skip
+    r = launch(spec, progress=not (a.quiet or a.json))
     if a.json:
         print(json.dumps(r.to_dict(), indent=1, allow_nan=False))
     else:
@@ -269,6 +226,66 @@ def _cmd_train(a: argparse.Namespace) -> int:
         print(f"sfltheory: {r.message}", file=sys.stderr)
         return EXIT_DIVERGED
     return 0
+
+
+def train_spec(a: argparse.Namespace) -> Any:
+    """``train``'s flags and ``name=value`` as a :class:`verify.spec.RunSpec` (errors name the flags)."""
+    import numpy as np
+
+    from verify.parse import run_spec as parse_run
+
+    if not a.algorithm:
+        raise ParameterError("algorithm", "name one (sfltheory train --list shows them)")
+    if "=" in a.algorithm:
+        raise ParameterError("algorithm", f"expected an algorithm name before name=value (got {a.algorithm!r})")
+    params = parse_assignments(a.assignments)
+    for k, v in params.items():
+        if isinstance(v, np.ndarray):
+            raise ParameterError(k, "train takes one value per parameter (a sweep is `sfltheory sweep`)")
+        if k in TRAIN_FLAG_NAMES:
+            raise ParameterError(k, f"is an option: give {TRAIN_FLAG_NAMES[k]}")
+        if k in ("problem_seed", "noise"):
+            raise ParameterError(k, "not a name=value of train: the problem is drawn from seed, a quadratic's noise "
+                                 "law is set in its problem file or a sweep file")  # fmt: skip
+    flat = {**params, "algorithm": a.algorithm, "problem": a.problem, **model_problem_flat(a),
+            "order": a.order, "loop": a.loop or None, "float64": a.float64 or None, "device": a.device,
+            "client_time": a.client_time, "server_step": a.server_step, "bandwidth": a.bandwidth, "out": a.out,
+            "checkpoint_every": a.checkpoint_every}  # fmt: skip
+    return with_flags(parse_run, flat)
+
+
+# names of the flat form that train takes as options, not as name=value (the rest of RUN_KEYS are name=value)
+TRAIN_FLAG_NAMES = {"problem": "--problem", "loop": "--loop", "float64": "--float64", "device": "--device",
+                    "out": "--out", "checkpoint_every": "--checkpoint-every", "client_time": "--client-time",
+                    "server_step": "--server-step", "bandwidth": "--bandwidth", "clients": "--clients",
+                    "model": "--model", "data": "--data", "cut": "--cut", "partition": "--partition",
+                    "loss_fn": "--loss", "input_shape": "--input-shape", "eval_samples": "--eval-samples",
+                    "order": "--order"}  # fmt: skip
+
+
+def flagged(command: Any) -> Any:
+    """``command`` with a spec field in an error named by its flag (``problem.clients`` -> ``--clients``): the
+    library names fields, the command line prints flags."""
+
+    @wraps(command)
+    def run(a: argparse.Namespace) -> int:
+        with named_by(flag):
+            out: int = command(a)
+        return out
+
+    return run
+
+
+def with_flags(parse: Any, flat: dict[str, Any]) -> Any:
+    """``parse(flat)``, a spec's one parser, with a field in an error named by its flag (``--clients``)."""
+    with named_by(flag):
+        return parse(flat)
+
+
+def model_problem_flat(a: argparse.Namespace) -> dict[str, Any]:
+    """The model-problem flags, by their names in a run's flat form (``verify.spec.MODEL_KEYS``)."""
+    return {"model": a.model, "data": a.data, "cut": a.cut, "clients": a.clients, "partition": a.partition,
+            "loss_fn": a.loss, "input_shape": a.input_shape, "eval_samples": a.eval_samples}  # fmt: skip
 
 
 def run_text(r: Any, rows: int = 11) -> str:
@@ -359,185 +376,88 @@ def _verify_parser(sub: Any) -> None:
         "with --out each writes trend_NAME.png and the report gets a Trends section",
     )
     s.add_argument("--json", action="store_true", help="print the verifications as JSON")
-    s.set_defaults(func=_cmd_verify)
+    s.set_defaults(func=flagged(_cmd_verify))
 
 
 def _cmd_verify(a: argparse.Namespace) -> int:
-    from verify.pipeline.experiments import EXPERIMENTS, NO_EXPERIMENT
-
     if a.list:
         for rid, e in EXPERIMENTS.items():
             print(f"{rid:30s} {e.algorithm:16s} {e.lhs:8s} {e.problem}")
         for rid, why in NO_EXPERIMENT.items():
             print(f"{rid:30s} -                no experiment: {why}")
         return 0
+    job = verify_job(a)
+    from verify.pipeline.job import run_job
+
+    say = (lambda s: None) if a.json else (lambda s: print(s, file=sys.stderr))
+    o = run_job(job, say=say)
+    if a.out and o.written and not a.json:
+        print(f"report written to {o.written[0]}")
+    if a.json:
+        from verify.pipeline import report
+
+        out = report.to_json(list(o.done), worst_cases=list(o.worst), trends=list(o.trends))
+        print(json.dumps(out, indent=1, allow_nan=False))
+    else:
+        print(verify_text(o))
+    if o.failed:
+        print(f"sfltheory: {len(o.failed)} of {len(job.checks)} results failed (the others are reported)",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
+def verify_text(o: Any) -> str:
+    """A verify job's outcome in lines: one per leg, worst case and trend check."""
+    lines = []
+    for v in o.done:
+        for leg in v.legs:
+            hyp = "hypotheses hold" if leg.applies else f"{len(leg.failing)} hypotheses fail"
+            decay = f"decay {leg.slope_lhs:5.2f} vs {leg.slope_bound:5.2f}"
+            lines.append(f"{v.result:28s} {leg.mode:10s} step {leg.step:<10.4g} {hyp:22s} {leg.verdict:12s} "
+                         f"bound/measured {leg.tightness:8.3g}  {decay}")  # fmt: skip
+    for w in o.worst:
+        what = "COUNTEREXAMPLE" if w.counterexample else "no counterexample"
+        lines.append(f"{w.result:28s} worst case over {w.tried} quadratics: measured/bound {w.ratio:.3g} at T = "
+                     f"{w.T} (step {w.step:.3g}): {what}")  # fmt: skip
+    lines += [c.line() for c in o.trends]
+    return "\n".join(lines)
+
+
+def verify_job(a: argparse.Namespace) -> Any:
+    """``verify``'s flags and ``name=value`` as a :class:`verify.pipeline.job.Job`: one
+    :class:`verify.spec.CheckSpec` per result (errors name the flags), every one checked before any work."""
+    from verify.parse import check_spec
+    from verify.pipeline.job import Job
+    from verify.pipeline.trends import CHECKS
+
     ids = [x for x in a.ids if "=" not in x]
-    overrides = parse_assignments([x for x in [*a.ids, *a.assignments] if "=" in x])
+    names = parse_assignments([x for x in [*a.ids, *a.assignments] if "=" in x])
     if a.all:
         if ids:
             raise ParameterError("--all", "give result ids or --all, not both")
         ids = list(EXPERIMENTS)
-    from verify.pipeline.trends import CHECKS
-
     trend_names = list(CHECKS) if a.trends else list(dict.fromkeys(a.trend or []))
     for name in trend_names:
         if name not in CHECKS:
             raise ParameterError("--trend", f"unknown trend check '{name}' (known: {', '.join(CHECKS)})")
     if not ids and not trend_names:
         raise ParameterError("ID", "name a result to verify, or --all, or --trends (sfltheory verify --list)")
-    import sfltheory as st
-    from verify.pipeline import report
-    from verify.pipeline.experiments import experiment
-    from verify.pipeline.verification import cached_verify
-
-    spec = _verify_problem_spec(a)
-    model = spec is not None and spec["kind"] == "model"
-    if a.all and model:  # a corollary's step is a function of T: those run on the exact quadratics only
+    flat = {**names, "T": a.T, "seeds": a.seeds, "batch": a.batch, "points": a.points, "problem": a.problem,
+            "order": a.order, **model_problem_flat(a)}  # fmt: skip
+    on_model = any(v is not None for v in model_problem_flat(a).values()) and a.problem is None
+    if a.all and on_model:  # a corollary's step is a function of T: those run on the exact quadratics only
         skipped = [rid for rid in ids if EXPERIMENTS[rid].at_choice]
         ids = [rid for rid in ids if not EXPERIMENTS[rid].at_choice]
         if skipped and not a.json:
-            print(
-                f"on a model, --all leaves out the corollaries whose step depends on T: {', '.join(skipped)}",
-                file=sys.stderr,
-            )
-    if a.problem is not None:
-        for rid in ids:
-            if EXPERIMENTS.get(rid) is not None and EXPERIMENTS[rid].problem == "model":
-                raise ParameterError("--problem", f"{rid} assumes bounded gradients, which no quadratic has: "
-                                     "verify it on a model (--model, --data)")  # fmt: skip
-    batch = a.batch or (32 if model else 4)
-    if a.worst_case and model:
+            print(f"on a model, --all leaves out the corollaries whose step depends on T: {', '.join(skipped)}",
+                  file=sys.stderr)  # fmt: skip
+    if a.worst_case and on_model:
         raise ParameterError("--worst-case", "searches exact quadratics; not with a model problem")
-    if a.order is not None and not model:
-        raise ParameterError("--order", "sets the client order of a run on a model (--model); not on a quadratic")
-    plans: dict[str, dict[str, Any]] = {}
-    from sfltheory.registry import origin, user_experiment
-
-    for rid in ids:  # every id and assignment is checked before any work
-        if origin(rid) is not None and user_experiment(rid) is None:  # the user's own result, no experiment given
-            raise SflTheoryError(f"result '{rid}' (declared in {origin(rid)}) has no experiment: give it one in the "
-                                 "file, [results.experiment] with algorithm, step_to and params (README, 'Your own "
-                                 "theorem')")  # fmt: skip
-        exp = experiment(rid)
-        r = st.get(rid)
-        runs_on_model = model or (spec is None and exp.problem == "model")
-        plans[rid] = _verify_assignments(rid, r, exp, overrides, on_model=runs_on_model)
-        if a.order is not None:
-            plans[rid]["params"]["order"] = a.order
-    done = []
-    failed: list[str] = []
-    for rid in ids:
-        if not a.json:
-            print(f"verifying {rid} ...", file=sys.stderr)
-        cache = Path(a.out) / "cache" if a.out else None  # re-rendering a report does not recompute it
-        try:
-            done.append(cached_verify(rid, cache, T=a.T, seeds=a.seeds, batch=batch, problem=spec, points=a.points,
-                                      **plans[rid]))  # fmt: skip
-        except SflTheoryError as e:  # one result's failure loses nothing else: the others go on, saved as they end
-            failed.append(f"{rid}: {e}")
-            print(f"sfltheory: {rid}: {e}", file=sys.stderr)
-    worst = []
-    if a.worst_case:
-        from verify.pipeline.verification import FIRST_ORDER
-        from verify.pipeline.worstcase import worst_case
-
-        for rid in ids:
-            if experiment(rid).algorithm in FIRST_ORDER and experiment(rid).problem == "quadratic":
-                worst.append(worst_case(rid, instances=a.worst_case, T=min(a.T, 20)))
-    from verify.pipeline import trends
-
-    checks = []
-    for name in trend_names:
-        if not a.json:
-            print(f"trend {name} ...", file=sys.stderr)
-        checks.append(trends.CHECKS[name]())
-    if a.out:
-        written = report.write(done, a.out) if done else []
-        if checks:
-            written = trends.write(checks, a.out, append=bool(done))  # the Trends section, after the results
-        if worst:
-            from verify.pipeline.worstcase import save_worst_cases
-
-            save_worst_cases(worst, a.out)  # counterexamples.json, which `sfltheory audit --counterexamples` reads
-        if not a.json:
-            print(f"report written to {written[0]}")
-    if a.json:
-        out = report.to_json(done)
-        out["worst_case"] = [w.to_dict() for w in worst]
-        out["trends"] = [c.to_dict() for c in checks]
-        print(json.dumps(report.clean(out), indent=1, allow_nan=False))
-    else:
-        for v in done:
-            for leg in v.legs:
-                hyp = "hypotheses hold" if leg.applies else f"{len(leg.failing)} hypotheses fail"
-                print(
-                    f"{v.result:28s} {leg.mode:10s} step {leg.step:<10.4g} {hyp:22s} {leg.verdict:12s} "
-                    f"bound/measured {leg.tightness:8.3g}  decay {leg.slope_lhs:5.2f} vs {leg.slope_bound:5.2f}"
-                )
-        for w in worst:
-            what = "COUNTEREXAMPLE" if w.counterexample else "no counterexample"
-            print(f"{w.result:28s} worst case over {w.tried} quadratics: measured/bound {w.ratio:.3g} at T = {w.T} "
-                  f"(step {w.step:.3g}): {what}")  # fmt: skip
-        for c in checks:
-            print(c.line())
-    if failed:
-        print(f"sfltheory: {len(failed)} of {len(ids)} results failed (the others are reported)", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _verify_problem_spec(a: argparse.Namespace) -> dict[str, Any] | None:
-    """The problem ``verify`` runs on, as a JSON-able spec (the cache key includes it); None for the defaults."""
-    given = model_flags_given(a) + (["--clients"] if a.clients is not None else [])
-    if a.problem is not None:
-        if given:
-            raise ParameterError(given[0], "describes a model problem; not with --problem")
-        if a.problem == "quadratic":
-            return None
-        from verify.train import QuadraticProblem
-
-        q = QuadraticProblem.from_file(a.problem)
-        return {"kind": "quadratic", **q.to_dict()}
-    if not given:
-        return None
-    kw = model_problem_kwargs(a, partition=VERIFY_PARTITION)
-    shape = kw["input_shape"]
-    return {"kind": "model", **kw, "input_shape": list(shape) if shape else None}  # JSON-able: the cache key
-
-
-def _verify_assignments(rid: str, r: Any, exp: Any, assigned: dict[str, Any], *, on_model: bool) -> dict[str, Any]:
-    """Sort ``name=value`` for one result: on a quadratic every name is a constant of the bound (an override);
-    on a model the theorem's step sets the practical leg, the algorithm's parameters go to the run and the
-    bound's other names are given constants. Unknown names are refused here, before any work."""
-    import numpy as np
-
-    from verify.train import get
-
-    used = set(r.parameters())
-    for k, v in assigned.items():
-        if isinstance(v, np.ndarray):
-            raise ParameterError(k, "verify takes one value per name (a grid is `sfltheory sweep`)")
-    if not on_model:
-        for k in assigned:
-            if k not in used:
-                raise ParameterError(k, f"result '{rid}' does not use it (it uses: {', '.join(sorted(used))})")
-        return {"overrides": dict(assigned) or None}
-    takes = {s.name for s in get(exp.algorithm).takes}
-    plan: dict[str, Any] = {"step": None, "params": {}, "overrides": {}}
-    for k, v in assigned.items():
-        if k == r.step:
-            plan["step"] = float(v)
-        elif k in exp.step_to:
-            raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
-        elif k in takes:
-            plan["params"][k] = v  # the algorithm checks its own domains (train passes the same floats)
-        elif k in used:
-            plan["overrides"][k] = float(v)
-        else:
-            raise ParameterError(k, f"neither a parameter of {exp.algorithm} nor a name of '{rid}' "
-                                 f"({', '.join(sorted(takes | used))})")  # fmt: skip
-    plan["overrides"] = plan["overrides"] or None
-    return plan
+    checks = tuple(with_flags(lambda m: check_spec(m, partition=VERIFY_PARTITION), {**flat, "result": r})
+                   for r in ids)  # fmt: skip
+    return Job(checks=checks, worst_case=a.worst_case, trends=tuple(TrendSpec(name=n) for n in trend_names),
+               out=a.out)  # fmt: skip
 
 
 __all__ = ["EXIT_DIVERGED", "EXIT_USAGE", "register", "run_text"]

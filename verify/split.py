@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from sfltheory.errors import ParameterError
+from verify.models import enumerate_blocks, model_cuts, resolve_cut
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,6 @@ class Split:
         ``sfltheory cuts`` lists it; a block name wins, see :func:`verify.models.resolve_cut`), server = the
         rest. Parameters held by no block (directly by the root or an opened container) count on the client, as
         in :func:`verify.models.model_cuts`."""
-        from verify.models import enumerate_blocks, model_cuts, resolve_cut
 
         table = model_cuts(model, input_shape, expand, flops=False, input_dtype=input_dtype)
         point = resolve_cut(table, cut)

@@ -4,7 +4,7 @@
 
 Each model goes through ``verify.models.model_cuts`` (one forward pass on the meta device) and is written as
 the block list ``sfltheory.plan.cuts.load_blocks`` reads (name, params, activation values per sample, forward
-FLOPs per sample), atomically. ``tests/test_figs.py`` checks that the files still match the models.
+FLOPs per sample), atomically. ``tests/sfltheory/test_figs.py`` checks that the files still match the models.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from typing import Any
 from ..atomic import write_atomic
 from ..errors import ParameterError
 from . import report
+from .falsified import load
 from .runner import audit
 
 
@@ -25,8 +26,6 @@ def _seed(raw: str) -> int:
 def _cmd(a: argparse.Namespace) -> int:
     if a.markdown and not Path(a.markdown).resolve().parent.is_dir():
         raise ParameterError("--markdown", f"no such directory: {Path(a.markdown).parent}")
-    from .falsified import load
-
     res = audit(a.ids or None, seed=a.seed, counterexamples=load(a.counterexamples or []))
     if a.markdown:
         write_atomic(Path(a.markdown), report.markdown(res) + "\n")

@@ -8,7 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
+from .. import lexicon
+from ..latex import to_sympy
+from ..registry import origin
 from ..result import Provenance, Result
 from .findings import Check, Skip
 from .lineage import parent
@@ -32,6 +36,11 @@ class Context:
     skips: list[Skip] = field(default_factory=list)
     counterexamples: list[dict[str, Any]] = field(default_factory=list)  # verify --worst-case records
     _cache: dict[tuple[str, tuple[str, ...]], Sample | None] = field(default_factory=dict, repr=False)
+
+    def read(self, latex: str, r: Result) -> sp.Expr:
+        """``latex``, printed in ``r``, as SymPy in canonical names (:func:`sfltheory.latex.to_sympy` with the
+        names in use; a result from a user's file is read as its terms were). Raises ``LatexError``."""
+        return to_sympy(latex, r, lexicon.all_params(), user=origin(r.id) is not None)
 
     def rng(self, *key: str) -> np.random.Generator:
         """A generator that depends only on the seed and ``key`` (a check and a result id), so one result's

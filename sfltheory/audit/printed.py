@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..latex import LatexError, rhs_segments, to_sympy
+from ..latex import LatexError, rhs_segments
 from ..result import Result
 from .context import Context, seed_location
 from .findings import Finding, Reevaluation
@@ -25,7 +25,7 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     reasons = []
     for seg in rhs_segments(r.statement):
         try:
-            parsed.append(to_sympy(seg, r))
+            parsed.append(ctx.read(seg, r))
         except LatexError as e:
             reasons.append(str(e))
     if not parsed:

@@ -14,9 +14,10 @@ import re
 import numpy as np
 import sympy as sp
 
+from .. import lexicon
 from ..errors import SflTheoryError
 from ..evaluate import evaluate
-from ..latex import LatexError, to_sympy
+from ..latex import LatexError
 from ..result import Result
 from .context import Context, seed_location
 from .findings import Finding
@@ -75,15 +76,13 @@ def check(r: Result, ctx: Context) -> list[Finding]:
         ctx.skip(r, "rates", f"the rate's choice of {e.step} is not encoded in {e.id}")
         return []
     try:
-        rate = sp.Add(*(to_sympy(t, r) for t in o_terms(r.rate)))
+        rate = sp.Add(*(ctx.read(t, r) for t in o_terms(r.rate)))
     except LatexError as err:
         ctx.skip(r, "rates", f"the rate is not comparable: {err}")
         return []
     if "T" not in names:
         return []
-    from .. import vocabulary as vocab
-
-    base = {n: (DIM if vocab.get(n).group == "dimension" else POINT) for n in names}
+    base = {n: (DIM if lexicon.get(n).group == "dimension" else POINT) for n in names}
     base["T"] = BIG
     tt = (BIG, HUGE)
     terms = _terms(e, base, "T", tt)

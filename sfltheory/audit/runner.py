@@ -7,8 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..builtin import PAPERS
 from ..errors import ParameterError
-from ..registry import PAPERS, get, results
+from ..registry import get, results
 from ..result import Result
 from . import corollary, editions, falsified, printed, rates, substitutions, together, units, validity
 from .context import Context

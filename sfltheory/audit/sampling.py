@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import defaults
-from .. import vocabulary as vocab
+from .. import defaults, lexicon
 from ..errors import SflTheoryError
 from ..evaluate import Evaluation, evaluate, resolve
 from ..result import Result
@@ -60,7 +59,7 @@ def base_names(r: Result, needed: Iterable[str]) -> list[str]:
 
 
 def _draw(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
-    p = vocab.get(name)
+    p = lexicon.get(name)
     if p.integer:
         lo, hi = LOG_RANGE["dimension" if p.group == "dimension" else "count"]
         v = np.floor(10 ** rng.uniform(lo, hi, n))
@@ -153,7 +152,7 @@ def draw(
         u[: max(1, ms.size // 8)] = 1.0  # the boundary itself: conditions written '<=' must hold there
         free = 10 ** rng.uniform(-6.0, 0.0, ms.size)
         given[r.step] = np.where(np.isfinite(ms) & (ms > 0), u * np.where(np.isfinite(ms), ms, 1.0), free)
-    derived_counts = [k for k in sorted(needed - set(given)) if vocab.is_known(k) and vocab.get(k).integer]
+    derived_counts = [k for k in sorted(needed - set(given)) if lexicon.is_known(k) and lexicon.get(k).integer]
     if derived_counts:
         out, keep = robust(lambda v: resolve(r, v), given)
         if out is None:

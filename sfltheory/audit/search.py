@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from .. import vocabulary as vocab
+from .. import lexicon
 
 
 @cache
@@ -27,7 +27,7 @@ def numeric(expr: sp.Expr, values: Mapping[str, Any]) -> np.ndarray:
 
 
 def _clamp(name: str, v: float) -> float:
-    p = vocab.get(name) if vocab.is_known(name) else None
+    p = lexicon.get(name) if lexicon.is_known(name) else None
     if p is not None and p.integer:
         return float(min(max(1.0, np.round(v)), BOX[1]))
     v = min(max(v, BOX[0]), BOX[1])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vocabulary as vocab
+from .. import lexicon
 from ..errors import SflTheoryError
 from ..evaluate import evaluate
 from ..result import Result
@@ -21,10 +21,10 @@ from .lineage import editions_of
 
 
 def _others(v: float, name: str) -> list[float]:
-    if vocab.is_known(name) and vocab.get(name).integer:
+    if lexicon.is_known(name) and lexicon.get(name).integer:
         return [v + 1.0] + ([v - 1.0] if v > 1 else [])
     out = [v * 0.5, v * 2.0]
-    if vocab.is_known(name) and vocab.get(name).domain == "fraction":
+    if lexicon.is_known(name) and lexicon.get(name).domain == "fraction":
         out = [x for x in out if x <= 1.0]
     return out
 

@@ -14,7 +14,7 @@ from collections import Counter
 
 import sympy as sp
 
-from .. import vocabulary as vocab
+from .. import lexicon
 from ..result import Result
 from ..vocabulary import parse_dimension
 from .context import Context, seed_location
@@ -52,7 +52,7 @@ def dimension(expr: sp.Expr) -> sp.Expr:
     if expr.is_Number or expr is sp.pi or expr is sp.E:
         return sp.Integer(1)
     if isinstance(expr, sp.Symbol):
-        declared = vocab.get(expr.name).dimension if vocab.is_known(expr.name) else ""
+        declared = lexicon.get(expr.name).dimension if lexicon.is_known(expr.name) else ""
         if not declared:  # a name declared without a dimension
             raise Undimensioned(expr.name)
         return parse_dimension(declared)

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import vocabulary as vocab
+from .. import lexicon
+from ..builtin import PAPERS
 from ..errors import ParameterError
 from ..evaluate import ArrayLike, as_result
-from ..registry import PAPERS, get
+from ..registry import get
 from ..result import Result
 from .search import Require, rounds_to, solve
 
@@ -116,9 +117,9 @@ def compare(
 
 def _uses(r: Result, key: str) -> bool:
     """Whether ``key`` matters to ``r``; unknown names are kept so that evaluation rejects them."""
-    name = key if vocab.is_known(key) else vocab.aliases_for(r.paper).get(key)
+    name = key if lexicon.is_known(key) else lexicon.aliases_for(r.paper).get(key)
     if name is None:  # another paper's notation is simply not this result's
-        return not any(key in vocab.aliases_for(p) for p in PAPERS)
+        return not any(key in lexicon.aliases_for(p) for p in PAPERS)
     needed = set(r.parameters()) | {d.name for d in r.defaults}
     for d in r.defaults:
         needed |= d.reads

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import vocabulary as vocab
+from .. import lexicon
 from ..errors import ParameterError
 from ..evaluate import ArrayLike
 from ..result import Result
@@ -43,20 +43,20 @@ def check_search(r: Result, params: Any, cuts: Any, over: str) -> None:
         raise ParameterError(
             "cuts", f"must be a CutTable, e.g. verify.models.model_cuts('resnet18') (got {type(cuts).__name__})"
         )
-    if not vocab.is_known(over) or over not in set(r.parameters()):
-        ints = [n for n in r.parameters() if vocab.get(n).domain == "count"]
+    if not lexicon.is_known(over) or over not in set(r.parameters()):
+        ints = [n for n in r.parameters() if lexicon.get(n).domain == "count"]
         raise ParameterError(
             "over", f"{r.id} has no parameter '{over}' to optimise; its integer parameters: {', '.join(ints) or 'none'}"
         )
-    if vocab.get(over).domain not in ("count", "count0"):
-        raise ParameterError("over", f"'{over}' is not an integer parameter (domain {vocab.get(over).domain})")
+    if lexicon.get(over).domain not in ("count", "count0"):
+        raise ParameterError("over", f"'{over}' is not an integer parameter (domain {lexicon.get(over).domain})")
 
 
 def canonical(r: Result, key: str) -> str:
     """The vocabulary's name for ``key`` (itself, or what the result's paper calls an alias of it)."""
-    if vocab.is_known(key):
+    if lexicon.is_known(key):
         return key
-    return vocab.aliases_for(r.paper).get(key, key)
+    return lexicon.aliases_for(r.paper).get(key, key)
 
 
 def canonical_params(r: Result, params: Mapping[str, ArrayLike]) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """The planner's records: a point of the plan (:class:`Choice`), a paper's rule point, one cut's plan and the
-whole :class:`Plan`, with the two small readers every piece uses (:func:`objective_value`, :func:`cut_name`).
+whole :class:`Plan`, with the two small readers every piece uses (:func:`objective_value`, :func:`cut_name`), and
+the plan's table (:func:`plan_text`: what ``sfltheory plan`` and ``str(plan)`` print; here, beside the record it
+reads, so that the record prints itself without importing a renderer that imports it).
 
 They live apart from :mod:`.planner` so that :mod:`.selection` and :mod:`.notes` build and read them without an
 import cycle.
@@ -13,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from ..report import count_text, num, text_table
 from .choices import PaperChoice
 from .cuts import CutPoint
 from .timemodel import TimeModel
 
-__all__ = ["Choice", "CutPlan", "Plan", "RulePoint", "cut_name", "objective_value"]
+__all__ = ["Choice", "CutPlan", "Plan", "RulePoint", "cut_name", "objective_value", "plan_text"]
 
 
 @dataclass
@@ -84,8 +87,6 @@ class Plan:
         return any(c.best is not None for c in self.cuts)
 
     def __str__(self) -> str:  # the CLI's table, also what a notebook prints
-        from .render import plan_text
-
         return plan_text(self)
 
     @property
@@ -124,3 +125,99 @@ def objective_value(ch: Choice | None) -> float:
 def cut_name(c: CutPoint | None) -> str:
     """A cut's name as the notes and reasons write it."""
     return c.name if c is not None else "(no model)"
+
+
+def _secs(v: float | None) -> str:
+    if v is None or not math.isfinite(v):
+        return "-"
+    for unit, s in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if v >= s:
+            return f"{v / s:.3g} {unit}"
+    return f"{v:.3g} s"
+
+
+def plan_text(p: Plan) -> str:
+    """The plan as a table and what it found: what ``sfltheory plan`` prints, and ``str(plan)``."""
+    if p.objective == "bound":
+        objective = f"bound at T = {num(p.params.get('T'))}"
+    else:
+        objective = f"{'rounds' if p.objective == 'rounds' else 'wall-clock time'} to bound <= {p.eps:g}"
+    lines = [
+        f"plan for {p.result}: {p.over} in {p.grid[0]:g}..{p.grid[-1]:g} ({p.grid.size} values), "
+        f"step: {p.step_mode}, objective: {objective}"
+    ]
+    if p.model:
+        lines.append(f"model {p.model}: d = {p.d:,}, {len(p.cuts)} cuts")
+    rule = p.cuts[0].rules[0].choice if p.cuts and p.cuts[0].rules else None
+    lines.append(_table(p, rule))
+    best = p.best
+    if best is None or best.best is None:
+        lines.append(f"\ninfeasible, because {p.reason.removeprefix('infeasible, because ')}")
+    else:
+        lines += _best_lines(p, best, best.best, rule)
+    for n in p.notes:
+        lines.append(f"note: {n}")
+    return "\n".join(lines)
+
+
+def _table(p: Plan, rule: PaperChoice | None) -> str:
+    """One row per cut: its best point, and where the paper's rule lands when there is one."""
+    head = ["cut", "d_c", "act.", f"best {p.over}", "bound", "step", "binding"]
+    if p.objective != "bound":
+        head.insert(5, "rounds")
+    if p.objective == "time":
+        head[6:6] = ["time", "eq.(12) tau"]
+    if rule is not None:
+        head += ["paper tau", "bound there"]
+    rows = []
+    for c in p.cuts:
+        b = c.best
+        row = [
+            c.cut.name if c.cut else "-",
+            f"{c.cut.d_c:,}" if c.cut else "-",
+            count_text(c.cut.activation) if c.cut else "-",
+            f"{b.value:g}" if b else "infeasible",
+            num(b.bound) if b else "-",
+            num(b.step) if b else "-",
+            (b.binding or "-") if b else "-",
+        ]
+        if p.objective != "bound":
+            row.insert(5, count_text(b.rounds) if b else "-")
+        if p.objective == "time":
+            row[6:6] = [_secs(b.time) if b else "-", num(c.eq12_tau)]
+        if rule is not None:
+            rp = c.rules[0]
+            row += [
+                f"{rp.exact:.3g}" + (f" -> {rp.point.value:g}" if rp.point else ""),
+                num(rp.point.bound) if rp.point and not rp.why_not else ("-" if not rp.point else "infeasible"),
+            ]
+        rows.append(row)
+    return text_table(rows, head)
+
+
+def _best_lines(p: Plan, best: CutPlan, b: Choice, rule: PaperChoice | None) -> list[str]:
+    """The best point (``b``, at cut ``best``) and, when the paper has a rule, where following it leads."""
+    where = f"cut '{best.cut.name}' (d_c = {best.cut.d_c:,}), " if best.cut else ""
+    extra = ""
+    if b.rounds is not None:
+        extra += f", {count_text(b.rounds)} rounds"
+    if b.time is not None:
+        extra += f", {_secs(b.time)}"
+    lines = [f"\nbest: {where}{p.over} = {b.value:g}: bound {num(b.bound)}{extra}"]
+    if b.step is not None:
+        lines.append(f"  step {num(b.step)} (largest feasible {num(b.max_step)}, binding: {b.binding})")
+    if b.limited_by:
+        lines.append(f"  feasible range ends at: {b.limited_by}")
+    lines.append(f"  verdict: {b.verdict}")
+    if rule is not None:
+        lines.append(f"paper's rule: {rule.name}, {rule.printed} ({rule.where})")
+        rb = p.rule_best()
+        if rb is not None and rb[1].point is not None:
+            pt = rb[1].point
+            at_cut = f"cut '{rb[0].cut.name}' at " if rb[0].cut else ""
+            lines.append(
+                f"  following it: {at_cut}tau = {pt.value:g} "
+                f"(exact {rb[1].exact:.4g}): bound {num(pt.bound)}"
+                + (f", {count_text(pt.rounds)} rounds" if pt.rounds is not None else "")
+            )
+    return lines

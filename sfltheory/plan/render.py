@@ -1,32 +1,15 @@
-"""Readable tables and JSON-ready dicts for plans, comparisons and cut tables."""
+"""Readable tables and JSON-ready dicts for cut tables and comparisons, and JSON-ready dicts for plans (a plan's
+table is its ``str``: :func:`sfltheory.plan.records.plan_text`)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict
 from typing import Any
 
-from ..report import jsonable, num, text_table
+from ..report import count_text, jsonable, num, text_table
 from .compare import Row
 from .cuts import CutTable
 from .records import Choice, Plan
-
-
-def _int(v: float | int | None) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float) and not math.isfinite(v):
-        return "never" if v > 0 else "-"
-    return f"{int(v):,}"
-
-
-def _secs(v: float | None) -> str:
-    if v is None or not math.isfinite(v):
-        return "-"
-    for unit, s in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
-        if v >= s:
-            return f"{v / s:.3g} {unit}"
-    return f"{v:.3g} s"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -44,7 +27,7 @@ def cuts_text(t: CutTable) -> str:
             f"{c.d_c:,}",
             f"{c.d_s:,}",
             f"{c.d_c / t.d:.2%}",
-            _int(c.activation),
+            count_text(c.activation),
             "-" if c.flops_c is None else f"{c.client_fraction:.1%}",
         ]
         for c in t.cuts
@@ -116,82 +99,6 @@ def plan_dict(p: Plan) -> dict[str, Any]:
     return jsonable(out)
 
 
-def plan_text(p: Plan) -> str:
-    if p.objective == "bound":
-        objective = f"bound at T = {num(p.params.get('T'))}"
-    else:
-        objective = f"{'rounds' if p.objective == 'rounds' else 'wall-clock time'} to bound <= {p.eps:g}"
-    lines = [
-        f"plan for {p.result}: {p.over} in {p.grid[0]:g}..{p.grid[-1]:g} ({p.grid.size} values), "
-        f"step: {p.step_mode}, objective: {objective}"
-    ]
-    if p.model:
-        lines.append(f"model {p.model}: d = {p.d:,}, {len(p.cuts)} cuts")
-    rule = p.cuts[0].rules[0].choice if p.cuts and p.cuts[0].rules else None
-    head = ["cut", "d_c", "act.", f"best {p.over}", "bound", "step", "binding"]
-    if p.objective != "bound":
-        head.insert(5, "rounds")
-    if p.objective == "time":
-        head[6:6] = ["time", "eq.(12) tau"]
-    if rule is not None:
-        head += ["paper tau", "bound there"]
-    rows = []
-    for c in p.cuts:
-        b = c.best
-        row = [
-            c.cut.name if c.cut else "-",
-            f"{c.cut.d_c:,}" if c.cut else "-",
-            _int(c.cut.activation) if c.cut else "-",
-            f"{b.value:g}" if b else "infeasible",
-            num(b.bound) if b else "-",
-            num(b.step) if b else "-",
-            (b.binding or "-") if b else "-",
-        ]
-        if p.objective != "bound":
-            row.insert(5, _int(b.rounds) if b else "-")
-        if p.objective == "time":
-            row[6:6] = [_secs(b.time) if b else "-", num(c.eq12_tau)]
-        if rule is not None:
-            rp = c.rules[0]
-            row += [
-                f"{rp.exact:.3g}" + (f" -> {rp.point.value:g}" if rp.point else ""),
-                num(rp.point.bound) if rp.point and not rp.why_not else ("-" if not rp.point else "infeasible"),
-            ]
-        rows.append(row)
-    lines.append(text_table(rows, head))
-    best = p.best
-    if best is None or best.best is None:
-        lines.append(f"\ninfeasible, because {p.reason.removeprefix('infeasible, because ')}")
-    else:
-        b = best.best
-        where = f"cut '{best.cut.name}' (d_c = {best.cut.d_c:,}), " if best.cut else ""
-        extra = ""
-        if b.rounds is not None:
-            extra += f", {_int(b.rounds)} rounds"
-        if b.time is not None:
-            extra += f", {_secs(b.time)}"
-        lines.append(f"\nbest: {where}{p.over} = {b.value:g}: bound {num(b.bound)}{extra}")
-        if b.step is not None:
-            lines.append(f"  step {num(b.step)} (largest feasible {num(b.max_step)}, binding: {b.binding})")
-        if b.limited_by:
-            lines.append(f"  feasible range ends at: {b.limited_by}")
-        lines.append(f"  verdict: {b.verdict}")
-        if rule is not None:
-            lines.append(f"paper's rule: {rule.name}, {rule.printed} ({rule.where})")
-            rb = p.rule_best()
-            if rb is not None and rb[1].point is not None:
-                pt = rb[1].point
-                at_cut = f"cut '{rb[0].cut.name}' at " if rb[0].cut else ""
-                lines.append(
-                    f"  following it: {at_cut}tau = {pt.value:g} "
-                    f"(exact {rb[1].exact:.4g}): bound {num(pt.bound)}"
-                    + (f", {_int(pt.rounds)} rounds" if pt.rounds is not None else "")
-                )
-    for n in p.notes:
-        lines.append(f"note: {n}")
-    return "\n".join(lines)
-
-
 # ---------------------------------------------------------------------------------------------------
 def compare_dict(rows: list[Row]) -> list[dict[str, Any]]:
     return jsonable([asdict(r) for r in rows])
@@ -212,7 +119,7 @@ def compare_text(rows: list[Row]) -> str:
             r.verdict,
         ]
         if with_rounds:
-            row.insert(2, _int(r.rounds))
+            row.insert(2, count_text(r.rounds))
         body.append(row)
     out = text_table(body, head)
     for r in rows:

@@ -25,7 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import sympy as sp
 
-from .. import vocabulary as vocab
+from .. import lexicon
 from ..errors import ParameterError
 from ..evaluate import ArrayLike, Evaluation, Value, as_result, evaluate, resolve
 from ..result import Result
@@ -61,8 +61,8 @@ def _user_gave_step(r: Result, params: Mapping[str, ArrayLike]) -> bool:
     if r.step is None:
         return False
     fam = step_family(r)
-    aliases = vocab.aliases_for(r.paper)
-    return any((k if vocab.is_known(k) else aliases.get(k)) in fam for k in params)
+    aliases = lexicon.aliases_for(r.paper)
+    return any((k if lexicon.is_known(k) else aliases.get(k)) in fam for k in params)
 
 
 def _step_is_defined(r: Result, params: Mapping[str, ArrayLike]) -> bool:

@@ -14,8 +14,8 @@ The model (all times in seconds, sizes in bytes):
   ``t_round = max(t_straggler, tau t_server)``; ``overlap=False``: ``t_round = t_straggler + tau t_server``.
 
 MU-SplitFed's eq. (12) ``tau = t_straggler / t_server`` (encoded with the paper as ``mu_splitfed/eq12``,
-``sfltheory/papers/mu_splitfed/eq12.py``; ``tests/test_timemodel.py`` keeps the two equal) is the tau at which the
-two overlapped paths take equally long: the largest tau that costs no time per round.
+``sfltheory/papers/mu_splitfed/eq12.py``; ``tests/sfltheory/plan/test_timemodel.py`` keeps the two equal) is the
+tau at which the two overlapped paths take equally long: the largest tau that costs no time per round.
 """
 
 from __future__ import annotations

@@ -51,13 +51,19 @@ from sfltheory import variants as var
 from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
 from sfltheory.variants import with_variant
+from verify.data import partition as make_partition
+from verify.ops.hvp import HessianOperator
 from verify.ops.objective import LossFn, Objective, OutputSelector, Params
+from verify.ops.zo import FORMS
 from verify.split import Split
 
-from .curvature import HessianOperator, extreme_eigenvalue, hessian_trace, lanczos
-from .heterogeneity import Dissimilarity, average, client_gradients, sqdist
+from .curvature import extreme_eigenvalue
+from .heterogeneity import Dissimilarity, average, sqdist
+from .lanczos import lanczos
 from .persample import check_per_sample, persample_norms
-from .zo import FORMS, zo_error
+from .progress import Progress, client_gradients_timed, estimated_passes, step_count
+from .trace import hessian_trace
+from .zo import zo_error
 
 # what= accepts these groups, or any canonical name they fill.
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -156,8 +162,6 @@ def resolve_clients(
     if clients is None:
         return [torch.arange(n)]
     if isinstance(clients, int):
-        from verify.data import partition as make_partition
-
         return make_partition(y, clients, partition, seed)
     out = [torch.as_tensor(c, dtype=torch.long) for c in clients]
     if not out:
@@ -170,76 +174,9 @@ def resolve_clients(
     return out
 
 
-class _Progress:
-    """A tqdm bar over the measurement's steps (stderr), or nothing."""
-
-    def __init__(self, enabled: bool | Callable[[str], None], total: int) -> None:
-        self.cb = enabled if callable(enabled) else None
-        self.bar: Any = None
-        if enabled is True:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, desc="measure", unit="step", leave=False)
-
-    def step(self, what: str) -> None:
-        if self.bar is not None:
-            self.bar.set_postfix_str(what)
-            self.bar.update(1)
-        if self.cb is not None:
-            self.cb(what)
-
-    def estimate(self, seconds: float) -> None:
-        """Show the estimated time of the whole measurement before the long work begins."""
-        text = f"est. {_duration(seconds)}"
-        if self.bar is not None:
-            self.bar.set_description(f"measure ({text})")
-        if self.cb is not None:
-            self.cb(text)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
-
-
-# The cost of each piece of work in passes over all the data (a pass: the gradient of every client, timed first).
-# Measured on the README example (FedAvg CNN on digits, 1 thread, CPU time): a pass 0.19 s, the per-sample norms
-# of every client 0.30 s (1.6 passes), a Hessian-vector product of the whole model 0.18 s (1 pass: the first-order
-# graphs are kept between products), a block's less; a Lanczos run took 25-35 products at tol 1e-3.
-HVP_PASSES = 1.0
-PERSAMPLE_PASSES = 1.6
-LANCZOS_PRODUCTS = 30
-
-
-def _client_gradients_timed(obj: Objective, cl: list[Tensor], x: Params) -> tuple[list[Params], float]:
-    """grad f_m of every client, and the seconds one pass over all the data takes. The first client's pass also
-    pays one-time costs (allocations, kernel selection: 1.25 s of CPU against 0.19 s for a later pass, FedAvg
-    CNN on digits), so the rate is taken from the clients after it when there are any."""
-    gm: list[Params] = []
-    marks = [time.perf_counter()]
-    for idx in cl:
-        gm.extend(client_gradients(obj, [idx], x))
-        marks.append(time.perf_counter())
-    first = int(cl[0].numel())
-    if len(cl) > 1 and obj.n > first:
-        return gm, (marks[-1] - marks[1]) * obj.n / (obj.n - first)
-    return gm, marks[-1] - marks[0]
-
-
-def _passes(groups: set[str], views: int, probes: int, zo: int) -> float:
-    """Estimated work of the whole measurement, in passes (see :data:`HVP_PASSES`); ``zo`` is the number of
-    zeroth-order function evaluations (each about a third of a pass)."""
-    p = PERSAMPLE_PASSES * ("sigma2" in groups)
-    hvps = LANCZOS_PRODUCTS * views * bool(groups & {"L", "L_min", "kappa"}) + (probes // 3) * ("kappa" in groups)
-    # M runs, each on a client's share of the data, without kept graphs (a product ~2 passes): 85 products, 10 s here
-    hvps += 2 * LANCZOS_PRODUCTS * ("L_clients" in groups)
-    return 1 + p + HVP_PASSES * hvps + 0.3 * ("F" in groups) + zo / 3
-
-
-def _data(data: Any) -> tuple[Tensor, Tensor, str, tuple[int, ...] | None]:
+def unpack_data(data: Any) -> tuple[Tensor, Tensor, str, tuple[int, ...] | None]:
+    """``data`` (a :class:`verify.data.Dataset` or ``(X, y)``) -> inputs, targets, a name and the per-sample input
+    shape."""
     if hasattr(data, "X") and hasattr(data, "y"):
         return data.X, data.y, str(getattr(data, "name", "data")), tuple(getattr(data, "input_shape", ()) or ()) or None
     try:
@@ -289,7 +226,67 @@ def measure(
     """
     t0 = time.perf_counter()
     groups = groups_for(what)
-    X, y, data_name, shape = _data(data)
+    X, y, data_name, shape = unpack_data(data)
+    _check_options(groups, batch, probes, tol, lam, zo_form)
+    check_per_sample(model)
+    sp = resolve_split(model, split, shape, X)
+    obj = Objective(model, loss, X, y, sp, chunk=chunk, device=device, dtype=dtype, output=output)
+    cl = resolve_clients(y, clients, partition, seed, obj.n)
+    fobj = obj.with_clients(cl)  # f = (1/M) sum_m f_m, clients weighing equally: L, L[min], L[part], kappa, F
+    if "eps2" in groups and len(cl) < 2:
+        raise ParameterError("clients", "heterogeneity (eps2, B2, G2) needs at least 2 clients")
+    x = dict(obj.params0 if params is None else params)
+    parts = list(sp.names)
+    bar = Progress(progress, step_count(groups, len(cl), parts))
+    c = Constants()
+    _counts(c, obj, parts)
+    try:
+        gm, per_pass = client_gradients_timed(obj, cl, x)
+        g = average(gm)
+        bar.step("gradients")
+        zo_evals = ("zo" in groups) * len(parts) * zo_reps * P * (2 if zo_form == "spsa" else 1)
+        bar.estimate(per_pass * estimated_passes(groups, parts, probes, zo_evals))
+        c.gradnorm2_f = Estimate(sqdist(obj, g, None, None), n=obj.n, method="||grad f||^2, exact over the data")
+        if "sigma2" in groups:
+            _variance(c, obj, x, cl, gm, parts, batch, engine, bar)
+        if "eps2" in groups:
+            _heterogeneity(c, obj, gm, g, parts)
+        if groups & {"L", "L_min", "kappa"}:
+            _curvature(c, fobj, x, parts, groups, probes, tol, seed, bar)
+        if "L_clients" in groups:
+            _clients_top(c, obj, cl, x, tol, seed, bar)
+        if "F" in groups:
+            _gap(c, fobj, x, fstar, bar)
+        if "zo" in groups:
+            assert lam is not None
+            for p in parts:
+                e = zo_error(fobj, lam, part=p, P=P, reps=zo_reps, form=zo_form, params=x, grad=g, seed=seed)
+                c.set(var.key(var.ZO_MSE, p), e)
+                bar.step(f"zo {p}")
+    finally:
+        bar.close()
+    given = partition if isinstance(clients, int) else ("given" if clients is not None else "none")
+    c.meta = {
+        "model": type(model).__name__,
+        "data": data_name,
+        "n": obj.n,
+        "input_shape": list(shape) if shape else None,
+        **_setting(obj, sp, cl, given, groups),
+        "batch": batch,
+        **_conventions(obj),
+        "engine": engine,
+        "seed": seed,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+    return c
+
+
+def _check_options(
+    groups: set[str], batch: int | None, probes: int, tol: float, lam: float | None, zo_form: str
+) -> None:
+    """The precision options of :func:`measure`, each refused with its name."""
     if batch is not None and batch < 1:
         raise ParameterError("batch", f"must be a positive mini-batch size, got {batch}")
     if probes < 3:
@@ -301,91 +298,65 @@ def measure(
             raise ParameterError("lam", "the zeroth-order error (what=zo) needs a smoothing radius lam")
         if zo_form not in FORMS:
             raise ParameterError("zo_form", f"must be one of {', '.join(FORMS)}, got '{zo_form}'")
-    check_per_sample(model)
-    sp = resolve_split(model, split, shape, X)
-    obj = Objective(model, loss, X, y, sp, chunk=chunk, device=device, dtype=dtype, output=output)
-    cl = resolve_clients(y, clients, partition, seed, obj.n)
-    fobj = obj.with_clients(cl)  # f = (1/M) sum_m f_m, clients weighing equally: L, L[min], L[part], kappa, F
-    M = len(cl)
-    if "eps2" in groups and M < 2:
-        raise ParameterError("clients", "heterogeneity (eps2, B2, G2) needs at least 2 clients")
-    x = dict(obj.params0 if params is None else params)
-    parts = list(sp.names)
-    views = 1 if parts == ["all"] else 1 + len(parts)
-    steps = 1 + ("sigma2" in groups) * M + views * (bool(groups & {"L", "kappa"}) + bool(groups & {"L_min", "kappa"}))
-    steps += views * ("kappa" in groups)
-    steps += ("L_clients" in groups) * M + ("zo" in groups) * len(parts) + ("F" in groups)
-    bar = _Progress(progress, steps)
-    c = Constants()
+
+
+def _counts(c: Constants, obj: Objective, parts: list[str]) -> None:
+    """d, and d_c, d_s where the split has a client and a server part."""
     sizes = {p: obj.size(p) for p in parts}
     c.d = Estimate(float(obj.size()), method="count of trainable parameters")
     if "client" in sizes:
         c.d_c = Estimate(float(sizes["client"]), method="count of client-side parameters")
     if "server" in sizes:
         c.d_s = Estimate(float(sizes["server"]), method="count of server-side parameters")
-    try:
-        gm, per_pass = _client_gradients_timed(obj, cl, x)
-        g = average(gm)
-        bar.step("gradients")
-        zo_evals = ("zo" in groups) * len(parts) * zo_reps * P * (2 if zo_form == "spsa" else 1)
-        bar.estimate(per_pass * _passes(groups, views, probes, zo_evals))
-        c.gradnorm2_f = Estimate(sqdist(obj, g, None, None), n=obj.n, method="||grad f||^2, exact over the data")
-        if "sigma2" in groups:
-            _variance(c, obj, x, cl, gm, parts, batch, engine, bar)
-        if "eps2" in groups:
-            _heterogeneity(c, obj, gm, g, parts)
-        if groups & {"L", "L_min", "kappa"}:
-            _curvature(c, fobj, x, parts, groups, probes, tol, seed, bar)
-        if "L_clients" in groups:
-            tops = []
-            for idx in cl:
-                tops.append(extreme_eigenvalue(obj, None, "largest", tol=tol, seed=seed, params=x, idx=idx))
-                bar.step("L per client")
-            worst = max(tops, key=lambda e: e.value)
-            c.set(var.key("L", var.CLIENTS), Estimate(worst.value, interval=(worst.value - worst.residual, worst.value +
-                  worst.residual), n=obj.n, probes=sum(e.matvecs for e in tops),
-                  method=f"max over {M} clients of the top Hessian eigenvalue of f_m (Lanczos)"))  # fmt: skip
-        if "F" in groups:
-            f0 = fobj.value(x)
-            if f0 < fstar:
-                raise ParameterError("fstar", f"f* = {fstar:g} exceeds f(x0) = {f0:.6g}: it must be a lower bound")
-            how = "f* = 0, a lower bound for a non-negative loss" if fstar == 0 else f"f* = {fstar:g} given"
-            c.F = Estimate(f0 - fstar, n=obj.n, method=f"f(x0) - f*, {how}; {fobj.description}",
-                           note="an upper bound on the true gap")  # fmt: skip
-            bar.step("F")
-        if "zo" in groups:
-            assert lam is not None
-            for p in parts:
-                e = zo_error(fobj, lam, part=p, P=P, reps=zo_reps, form=zo_form, params=x, grad=g, seed=seed)
-                c.set(var.key(var.ZO_MSE, p), e)
-                bar.step(f"zo {p}")
-    finally:
-        bar.close()
-    c.meta = {
-        "model": type(model).__name__,
-        "data": data_name,
-        "n": obj.n,
-        "input_shape": list(shape) if shape else None,
-        "clients": M,
+
+
+def _clients_top(
+    c: Constants, obj: Objective, cl: list[Tensor], x: Params, tol: float, seed: int, bar: Progress
+) -> None:
+    """``L[clients]``: the largest over clients of the top Hessian eigenvalue of f_m (one Lanczos run each)."""
+    tops = []
+    for idx in cl:
+        tops.append(extreme_eigenvalue(obj, None, "largest", tol=tol, seed=seed, params=x, idx=idx))
+        bar.step("L per client")
+    worst = max(tops, key=lambda e: e.value)
+    c.set(var.key("L", var.CLIENTS), Estimate(worst.value, interval=(worst.value - worst.residual, worst.value +
+          worst.residual), n=obj.n, probes=sum(e.matvecs for e in tops),
+          method=f"max over {len(cl)} clients of the top Hessian eigenvalue of f_m (Lanczos)"))  # fmt: skip
+
+
+def _gap(c: Constants, fobj: Objective, x: Params, fstar: float, bar: Progress) -> None:
+    """F = f(x0) - f*, refusing an f* above f(x0)."""
+    f0 = fobj.value(x)
+    if f0 < fstar:
+        raise ParameterError("fstar", f"f* = {fstar:g} exceeds f(x0) = {f0:.6g}: it must be a lower bound")
+    how = "f* = 0, a lower bound for a non-negative loss" if fstar == 0 else f"f* = {fstar:g} given"
+    c.F = Estimate(f0 - fstar, n=fobj.n, method=f"f(x0) - f*, {how}; {fobj.description}",
+                   note="an upper bound on the true gap")  # fmt: skip
+    bar.step("F")
+
+
+def _setting(obj: Objective, sp: Split, cl: list[Tensor], partition: str, groups: set[str]) -> dict[str, Any]:
+    """The record's meta: who holds what (clients, split, part sizes) and what was measured."""
+    return {
+        "clients": len(cl),
         "client_sizes": [int(i.numel()) for i in cl],
-        "partition": partition if isinstance(clients, int) else ("given" if clients is not None else "none"),
+        "partition": partition,
         "split": {p: list(v) for p, v in sp.parts.items()},
         "cut": sp.cut,
-        "part_sizes": sizes,
+        "part_sizes": {p: obj.size(p) for p in sp.names},
         "what": sorted(groups),
-        "batch": batch,
+    }
+
+
+def _conventions(obj: Objective) -> dict[str, str]:
+    """The record's meta: the objective, loss, mode and precision the constants are of."""
+    return {
         "objective": "f = (1/M) sum_m f_m, f_m the mean loss on client m's samples",
         "loss": "mean of per-sample losses (reduction='none' summed and divided by n)",
         "mode": "eval (batch norm uses running statistics; dropout off)",
         "dtype": str(obj.dtype).replace("torch.", ""),
         "device": str(obj.device),
-        "engine": engine,
-        "seed": seed,
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "seconds": round(time.perf_counter() - t0, 3),
     }
-    return c
 
 
 def _variance(
@@ -397,8 +368,10 @@ def _variance(
     parts: list[str],
     batch: int | None,
     engine: str,
-    bar: _Progress,
+    bar: Progress,
 ) -> None:
+    """sigma^2 (and its part and variant keys) and the gradient bounds G^2, from every client's per-sample
+    gradient norms centred at its own gradient."""
     cent: dict[str, list[Tensor]] = {p: [] for p in parts}
     raw: dict[str, list[Tensor]] = {p: [] for p in parts}
     used = ""
@@ -419,38 +392,47 @@ def _variance(
     how = f"exact per-sample gradients ({used} engine), centred at each client's gradient"
     for p, cs, rs in views:
         name = "sigma2" if p == "all" else _PART_SIGMA.get(p, var.key("sigma2", p))
-        means = [float(t.mean()) for t in cs]
-        worst = max(range(len(cs)), key=lambda m: means[m])
-        t = cs[worst]
-        se = float(t.std() / math.sqrt(t.numel())) if t.numel() > 1 else None
-        within = "max over clients of the mean within a client" if len(cs) > 1 else "mean over samples"
-        c.set(name, Estimate(means[worst], se=se, n=n, method=f"{within}; {how}"))
-        allc = torch.cat(cs)
-        c.set(with_variant(name, var.MAX), Estimate(float(allc.max()), n=n, method=f"max over samples; {how}",
-              note="a max over the data: the sup over the distribution may be larger"))  # fmt: skip
-        c.set(with_variant(name, var.POOLED), Estimate(float(allc.mean()), n=n, method=f"mean over all samples; {how}"))
-        if batch is not None:
-            vals = []
-            for t in cs:
-                k = t.numel()
-                b = min(batch, k)
-                vals.append(float(t.mean()) / b * ((k - b) / (k - 1) if k > 1 else 0.0))
-            why = f"mini-batch of {batch} without replacement (finite-population correction), max over clients"
-            c.set(with_variant(name, var.BATCH), Estimate(max(vals), n=n, method=f"{why}; {how}"))
-        allr = torch.cat(rs)
-        if p == "all":
-            c.set(
-                var.key("G2", var.GRADIENT), Estimate(float(allr.mean()), n=n, method="mean over samples of ||g_i||^2")
-            )
-            c.set(
-                var.key("G2", var.GRADIENT, var.MAX),
-                Estimate(float(allr.max()), n=n, method="max over samples of ||g_i||^2"),
-            )
-        else:
-            gname = _PART_G.get(p, var.key("G2", p))
-            c.set(gname, Estimate(float(allr.max()), n=n, method=f"max over samples of ||g_i,{p}||^2"))
-            mean = Estimate(float(allr.mean()), n=n, method=f"mean over samples of ||g_i,{p}||^2")
-            c.set(with_variant(gname, var.MEAN), mean)
+        _set_variance(c, name, cs, n, batch, how)
+        _set_gradient_bound(c, p, torch.cat(rs), n)
+
+
+def _set_variance(c: Constants, name: str, cs: list[Tensor], n: int, batch: int | None, how: str) -> None:
+    """``name`` (the worst client's mean of ||g_i - grad f_m||^2) and its ``max``, ``pooled`` and ``batch``
+    variants, from each client's centred norms ``cs``."""
+    means = [float(t.mean()) for t in cs]
+    worst = max(range(len(cs)), key=lambda m: means[m])
+    t = cs[worst]
+    se = float(t.std() / math.sqrt(t.numel())) if t.numel() > 1 else None
+    within = "max over clients of the mean within a client" if len(cs) > 1 else "mean over samples"
+    c.set(name, Estimate(means[worst], se=se, n=n, method=f"{within}; {how}"))
+    allc = torch.cat(cs)
+    c.set(with_variant(name, var.MAX), Estimate(float(allc.max()), n=n, method=f"max over samples; {how}",
+          note="a max over the data: the sup over the distribution may be larger"))  # fmt: skip
+    c.set(with_variant(name, var.POOLED), Estimate(float(allc.mean()), n=n, method=f"mean over all samples; {how}"))
+    if batch is not None:
+        vals = []
+        for t in cs:
+            k = t.numel()
+            b = min(batch, k)
+            vals.append(float(t.mean()) / b * ((k - b) / (k - 1) if k > 1 else 0.0))
+        why = f"mini-batch of {batch} without replacement (finite-population correction), max over clients"
+        c.set(with_variant(name, var.BATCH), Estimate(max(vals), n=n, method=f"{why}; {how}"))
+
+
+def _set_gradient_bound(c: Constants, p: str, allr: Tensor, n: int) -> None:
+    """The bounded-gradient constants of part ``p`` from the raw norms ``allr`` of every sample:
+    ``G2[gradient]`` for the whole model, ``G_c2``/``G_s2`` (``G2[part]``) with their ``mean`` for a part."""
+    if p == "all":
+        c.set(var.key("G2", var.GRADIENT), Estimate(float(allr.mean()), n=n, method="mean over samples of ||g_i||^2"))
+        c.set(
+            var.key("G2", var.GRADIENT, var.MAX),
+            Estimate(float(allr.max()), n=n, method="max over samples of ||g_i||^2"),
+        )
+        return
+    gname = _PART_G.get(p, var.key("G2", p))
+    c.set(gname, Estimate(float(allr.max()), n=n, method=f"max over samples of ||g_i,{p}||^2"))
+    mean = Estimate(float(allr.mean()), n=n, method=f"mean over samples of ||g_i,{p}||^2")
+    c.set(with_variant(gname, var.MEAN), mean)
 
 
 def _heterogeneity(c: Constants, obj: Objective, gm: list[Params], g: Params, parts: list[str]) -> None:
@@ -485,7 +467,7 @@ def _curvature(
     probes: int,
     tol: float,
     seed: int,
-    bar: _Progress,
+    bar: Progress,
 ) -> None:
     """L, L[min] and kappa of the whole model and of each part, on ``obj``'s objective (measure passes
     f = (1/M) sum_m f_m, clients weighing equally).
@@ -493,7 +475,7 @@ def _curvature(
     One Lanczos run per view (whole model, each part's diagonal block) finds both ends of its spectrum, and its
     Krylov basis deflates the view's trace: ``probes // 3`` Hutchinson products on the rest (Hutch++ spends the
     other two thirds on the sketch that the Lanczos basis replaces). Estimating every part's trace from the
-    whole-model products instead (``curvature.block_traces``: no product per part) had 3-4x the standard error on
+    whole-model products instead (``trace.block_traces``: no product per part) had 3-4x the standard error on
     the README example (client part 2.2-3.2 against 0.5-0.7, server 3.4-3.9 against 2.1-2.4, 10 probes), from the
     off-diagonal blocks. First-order graphs are kept between products when they fit in 2 GiB
     (``HessianOperator(retain="auto")``) and shared by the views.

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,10 @@ from verify.ops.objective import LossFn, Objective, per_sample_loss
 
 from .curvature import secant_smoothness
 from .heterogeneity import Dissimilarity
-from .measure import DEFAULT_WHAT, _data, measure, resolve_split
+from .measure import DEFAULT_WHAT, measure, resolve_split, unpack_data
 
 QUANTILES = (0.1, 0.5, 0.9)
+SECANT = "||grad f(x_t+1) - grad f(x_t)|| / ||x_t+1 - x_t|| over one SGD step (a lower bound on L along the step)"
 RUN_FILE = "run.pt"  # everything a resume reads, written atomically
 
 
@@ -131,40 +133,19 @@ def track(
     there (``run.pt``, one atomic file) after every checkpoint and a second call with the same settings resumes;
     different settings in a non-empty ``out`` raise an error instead of overwriting it.
     """
-    if steps < 0:
-        raise ParameterError("steps", f"must be >= 0, got {steps}")
-    if every < 1:
-        raise ParameterError("every", f"must be a positive number of steps, got {every}")
-    if not lr > 0:
-        raise ParameterError("lr", f"must be positive, got {lr}")
-    if isinstance(train_batch, bool) or not isinstance(train_batch, int) or train_batch < 1:
-        raise ParameterError("train_batch", f"must be a positive mini-batch size, got {train_batch!r}")
+    _check_schedule(steps, every, lr, train_batch)
     what = tuple(what)
-    X, y, _, shape = _data(data)
+    X, y, _, shape = unpack_data(data)
     sp = resolve_split(model, split, shape, X)
     config = {"what": what, "steps": steps, "every": every, "lr": lr, "train_batch": train_batch, "seed": seed,
               "n": len(X), "model": type(model).__name__, "split": dict(sp.parts),
               **{k: repr(v) for k, v in measure_kw.items()}}  # fmt: skip
     key = _config_hash(config)
     checkpoints = sorted({0, *range(every, steps, every), steps})
-    points: list[Constants] = []
-    done: list[int] = []
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr)
-    start = 0
     odir = Path(out) if out is not None else None
-    if odir is not None and (odir / RUN_FILE).exists():
-        state = torch.load(odir / RUN_FILE, weights_only=False)
-        if state.get("config_hash") != key:
-            raise ParameterError("out", f"{odir} holds a run with different settings; choose another directory")
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        gen.set_state(state["gen"])
-        start = int(state["step"])
-        done = list(state["steps"])
-        points = [Constants.from_dict(p) for p in state["points"]]
-    elif odir is not None and (odir / "trajectory.json").exists():
-        raise ParameterError("out", f"{odir} holds a run in an older format (no {RUN_FILE}); choose another directory")
+    start, done, points = _resume(odir, key, model, opt, gen)
     lossfn = per_sample_loss(loss)
     n = len(X)
     for step in range(start, steps + 1):
@@ -175,23 +156,15 @@ def track(
         if step == steps:
             break
         idx = torch.randint(0, n, (train_batch,), generator=gen)
-        secant = step in done and points[-1].get(var.key("L", var.SECANT)) is None
-        if secant:
+        sgd_step = partial(_sgd_step, model, opt, lossfn, X[idx], y[idx])
+        if step in done and points[-1].get(var.key("L", var.SECANT)) is None:
+            # the secant of the step after a checkpoint, measured on the objective of that checkpoint
             obj = Objective(
                 model, loss, X, y, sp, device=measure_kw.get("device", "auto"), dtype=measure_kw.get("dtype")
             )
-            before = {k: v.clone() for k, v in obj.params0.items()}
-        model.train()
-        opt.zero_grad()
-        dev = next(model.parameters()).device
-        lossfn(model(X[idx].to(dev)), y[idx].to(dev)).mean().backward()
-        opt.step()
-        if secant:
-            after = {k: v.detach().to(obj.device, obj.dtype) for k, v in model.named_parameters() if k in before}
-            s = secant_smoothness(obj, before, after)
-            how = "||grad f(x_t+1) - grad f(x_t)|| / ||x_t+1 - x_t|| over one SGD step"
-            how += " (a lower bound on L along the step)"
-            points[-1].set(var.key("L", var.SECANT), Estimate(s, n=n, method=how))
+            points[-1].set(var.key("L", var.SECANT), Estimate(_secant_over(obj, model, sgd_step), n=n, method=SECANT))
+        else:
+            sgd_step()
         if odir is not None and (step in done or step + 1 == steps):
             _save(odir, key, config, done, points, model, opt, gen, step + 1)
     summary = summarise(points, done)
@@ -199,6 +172,53 @@ def track(
     if odir is not None:
         _save(odir, key, config, done, points, model, opt, gen, steps, summary)
     return traj
+
+
+def _sgd_step(model: nn.Module, opt: torch.optim.Optimizer, lossfn: LossFn, X: torch.Tensor, y: torch.Tensor) -> None:
+    """One SGD step on the mini-batch ``(X, y)`` (train mode)."""
+    model.train()
+    opt.zero_grad()
+    dev = next(model.parameters()).device
+    lossfn(model(X.to(dev)), y.to(dev)).mean().backward()
+    opt.step()
+
+
+def _check_schedule(steps: int, every: int, lr: float, train_batch: int) -> None:
+    """The SGD schedule of :func:`track`, each setting refused with its name."""
+    if steps < 0:
+        raise ParameterError("steps", f"must be >= 0, got {steps}")
+    if every < 1:
+        raise ParameterError("every", f"must be a positive number of steps, got {every}")
+    if not lr > 0:
+        raise ParameterError("lr", f"must be positive, got {lr}")
+    if isinstance(train_batch, bool) or not isinstance(train_batch, int) or train_batch < 1:
+        raise ParameterError("train_batch", f"must be a positive mini-batch size, got {train_batch!r}")
+
+
+def _resume(
+    odir: Path | None, key: str, model: nn.Module, opt: torch.optim.Optimizer, gen: torch.Generator
+) -> tuple[int, list[int], list[Constants]]:
+    """Where a saved run with the same settings stopped: the model, optimiser and generator restored in place,
+    and the step to go on from, the checkpoints done and their points (a fresh start without one)."""
+    if odir is not None and (odir / RUN_FILE).exists():
+        state = torch.load(odir / RUN_FILE, weights_only=False)
+        if state.get("config_hash") != key:
+            raise ParameterError("out", f"{odir} holds a run with different settings; choose another directory")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        gen.set_state(state["gen"])
+        return int(state["step"]), list(state["steps"]), [Constants.from_dict(p) for p in state["points"]]
+    if odir is not None and (odir / "trajectory.json").exists():
+        raise ParameterError("out", f"{odir} holds a run in an older format (no {RUN_FILE}); choose another directory")
+    return 0, [], []
+
+
+def _secant_over(obj: Objective, model: nn.Module, step: Callable[[], None]) -> float:
+    """The secant smoothness of ``obj`` between the model's parameters before and after ``step``."""
+    before = {k: v.clone() for k, v in obj.params0.items()}
+    step()
+    after = {k: v.detach().to(obj.device, obj.dtype) for k, v in model.named_parameters() if k in before}
+    return secant_smoothness(obj, before, after)
 
 
 def _save(

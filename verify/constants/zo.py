@@ -1,9 +1,13 @@
 r"""Error of the zeroth-order gradient estimators the seeds use, for a smoothing radius and perturbation count.
 
-* ``"spsa"`` -- MU-SplitFed (seed 000, eq. 3): :math:`g = \frac{f(x+\lambda u)-f(x-\lambda u)}{2\lambda}u`,
-  u uniform on the sphere of radius :math:`\sqrt{d}`; averaged over P perturbations (App. C, "multi-perturbation").
-* ``"forward"`` -- HERON-SFL (seed 001, eq. 2): :math:`g = \frac{d}{\mu}[f(x+\mu u)-f(x)]u`, u uniform on the
-  unit sphere; averaged over P perturbations.
+The estimator is the one the algorithms train with, :mod:`verify.ops.zo` (its docstring states both with their
+references):
+
+* ``"spsa"`` -- MU-SplitFed (arXiv:2510.21155, seed 000, eq. (3)):
+  :math:`g = \frac{f(x+\lambda u)-f(x-\lambda u)}{2\lambda}u`, u uniform on the sphere of radius
+  :math:`\sqrt{d}`; averaged over P perturbations (App. C.2, "multi-perturbation").
+* ``"forward"`` -- HERON-SFL (arXiv:2601.09076, seed 001, eq. (2)): :math:`g = \frac{d}{\mu}[f(x+\mu u)-f(x)]u`,
+  u uniform on the unit sphere; averaged over P perturbations.
 
 d is the size of the perturbed part. The estimator is applied to the objective of the data given (all of it,
 or ``idx``), so the error measured is that of the perturbations alone; a mini-batch estimator adds the
@@ -18,9 +22,8 @@ import torch
 
 from sfltheory.constants import Estimate
 from sfltheory.errors import ParameterError
+from verify.ops import zo
 from verify.ops.objective import Objective, Params
-
-FORMS = ("spsa", "forward")
 
 
 def zo_error(
@@ -45,35 +48,32 @@ def zo_error(
         raise ParameterError("P", f"must be at least 1 perturbation, got {P}")
     if reps < 2:
         raise ParameterError("reps", f"needs at least 2 repetitions for an error bar, got {reps}")
-    if form not in FORMS:
-        raise ParameterError("form", f"must be one of {', '.join(FORMS)}, got '{form}'")
+    if form not in zo.FORMS:
+        raise ParameterError("form", f"must be one of {', '.join(zo.FORMS)}, got '{form}'")
     x = dict(obj.params0 if params is None else params)
     g = obj.grad(x, idx) if grad is None else grad
     names = obj.part_names(part)
     d = obj.size(part)
     true = obj.flat(g, part).double()
     base = obj.flat(x, part)
-    f0 = obj.value(x, idx) if form == "forward" else 0.0
+    f0 = obj.value(x, idx) if form == zo.FORWARD else None
     gen = torch.Generator().manual_seed(seed)
 
-    def at(vec: torch.Tensor) -> float:
-        return obj.value({**x, **obj.unflat(vec.to(base.dtype), part)}, idx)
+    def f(p: Params) -> torch.Tensor:
+        # the objective at the part's flat vector (perturbed in float64, evaluated in the objective's dtype)
+        value = obj.value({**x, **obj.unflat(p["x"].to(base.dtype), part)}, idx)
+        return torch.tensor(value, dtype=torch.float64, device=base.device)
+
+    def draw(_: int) -> Params:
+        return {"x": torch.randn(d, generator=gen, dtype=torch.float64)}
 
     errs = []
     for _ in range(reps):
-        est = torch.zeros(d, dtype=torch.float64)
-        for _ in range(P):
-            z = torch.randn(d, generator=gen, dtype=torch.float64)
-            if form == "spsa":
-                u = z * (math.sqrt(d) / z.norm())
-                step = (lam * u).to(base.device)
-                coef = (at(base + step) - at(base - step)) / (2 * lam)
-            else:
-                u = z / z.norm()
-                coef = d * (at(base + (lam * u).to(base.device)) - f0) / lam
-            est += coef * u
-        est /= P
-        errs.append(float((est - true.cpu()).pow(2).sum()))
+        U, scale = zo.directions(zo.gaussian_draws(draw, P), zo.LAW_OF_FORM[form])
+        U = {"x": U["x"].to(base.device)}
+        # one party evaluates f here, so the P evaluations run one by one (obj.value is not vmappable)
+        est = zo.estimate(f, {"x": base}, U, lam, form=form, scale=scale, f0=f0, vec=False)["x"]
+        errs.append(float((est.cpu() - true.cpu()).pow(2).sum()))
     t = torch.tensor(errs, dtype=torch.float64)
     what = "SPSA, sqrt(d)-sphere, central" if form == "spsa" else "d/mu forward difference, unit sphere"
     return Estimate(

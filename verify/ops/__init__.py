@@ -1,3 +1,3 @@
-"""Operators shared by the estimators and the trainer: the objective (mean loss, gradient, Hessian-vector
-products in chunks), functional split forward/backward, parameter-tree arithmetic and the zeroth-order
-estimators of the seeds."""
+"""Operators shared by the estimators and the trainer: the objective (mean loss, gradient; ``objective``),
+Hessian-vector products in chunks (``hvp``), functional split forward/backward (``splitgrad``), parameter-tree
+arithmetic (``tree``) and the zeroth-order estimator of the seeds (``zo``)."""

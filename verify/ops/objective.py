@@ -6,8 +6,8 @@ that returns more than one value per sample (``nn.MSELoss`` on outputs and targe
 per-token cross-entropy of shape ``(n, T)``) is reduced over its non-batch dimensions by the **mean**, so the
 objective equals what the loss's ``reduction="mean"`` gives (except for losses whose ``mean`` divides by a sum
 of class weights or skips ``ignore_index`` targets: ours divides by the number of values). ``grad`` is the
-gradient of the objective, ``hvp`` its Hessian times a vector, and a per-sample gradient is the gradient of
-one sample's loss (not of the mean over a batch, which would be 1/n of it).
+gradient of the objective (its Hessian times a vector is :mod:`verify.ops.hvp`'s), and a per-sample gradient is
+the gradient of one sample's loss (not of the mean over a batch, which would be 1/n of it).
 
 Weights: by default w_i = 1/n, the mean over all samples. With ``clients`` (index tensors D_1..D_M) the
 objective is the theorems' f = (1/M) sum_m f_m, f_m the mean loss on D_m, i.e. w_i = sum_{m: i in D_m}
@@ -24,7 +24,7 @@ target would make e.g. ``BCEWithLogitsLoss`` compute in float32).
 The model is evaluated in **eval mode**: batch norm uses its running statistics and dropout is off. In train
 mode a batch-norm output depends on the other samples of the batch, so a per-sample gradient (and with it
 sigma^2 and G^2) is not defined; eval mode measures the function the trained model computes. The model's
-parameters, buffers and training flag are left as they were. Second derivatives (``hvp``,
+parameters, buffers and training flag are left as they were. Second derivatives (:mod:`verify.ops.hvp`,
 :meth:`Objective.second_order`) run attention under PyTorch's math kernel: the fused CPU/CUDA kernels have no
 double backward.
 """
@@ -328,36 +328,6 @@ class Objective:
             for k, v in g(p, X, y, w).items():
                 out[k] += v
         return {k: v * scale for k, v in out.items()}
-
-    def hvp(
-        self, v: Mapping[str, Tensor], params: Mapping[str, Tensor] | None = None, idx: Tensor | None = None
-    ) -> Params:
-        """H v, H the Hessian of the objective (or of the mean loss over ``idx``), by double backward one chunk
-        at a time. ``v`` may hold only some parameters (then the rest of the direction is zero and H v is
-        returned for all of them)."""
-        # Reverse-over-reverse: on the CPU, torch.func's forward-over-reverse (jvp of grad) measured 30x slower
-        # per product on small models (forward-mode decompositions), so plain autograd it is.
-        p = self.params0 if params is None else params
-        names = list(p)
-        out = {k: torch.zeros_like(t) for k, t in p.items()}
-        it, scale = self.terms(idx)
-        for X, y, w in it:
-            q = {k: t.detach().requires_grad_(True) for k, t in p.items()}
-            with torch.enable_grad(), self.second_order():
-                total = self.weighted_sum(q, X, y, w)
-                gs = torch.autograd.grad(total, [q[k] for k in names], create_graph=True, allow_unused=True)
-                keep = [
-                    (k, gk) for k, gk in zip(names, gs, strict=True) if k in v and gk is not None and gk.requires_grad
-                ]
-                if not keep:
-                    continue
-                hv = torch.autograd.grad(
-                    [gk for _, gk in keep], [q[k] for k in names], [v[k] for k, _ in keep], allow_unused=True
-                )
-            for k, t in zip(names, hv, strict=True):
-                if t is not None:
-                    out[k] += t
-        return {k: t * scale for k, t in out.items()}
 
     # ---- flat views of one part ---------------------------------------------------------------------------------
     def part_names(self, part: str | None = None) -> tuple[str, ...]:

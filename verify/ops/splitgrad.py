@@ -1,21 +1,14 @@
-r"""First- and zeroth-order oracles of a split model, as pure functions of parameter trees.
+r"""First-order oracles of a split model (split backprop), as pure functions of parameter trees.
 
-Each function takes a :class:`~verify.train.problems.Problem` and trees, and returns trees; none touches
+Each function takes a :class:`~verify.problems.Problem` and trees, and returns trees; none touches
 module state, so the same call serves the per-client reference loop and, under ``torch.func.vmap`` over a
 leading client axis, the batched path. Losses are means over the real samples of a batch (weights ``w``).
 
-Zeroth-order estimators of the seeds (the smoothing radius is ``lam``):
-
-* MU-SplitFed (seed 000, eq. (3)), central SPSA on the :math:`\sqrt{d}`-sphere:
-  :math:`\hat\nabla f(x) = \frac{1}{P}\sum_{p}\frac{f(x+\lambda u_p)-f(x-\lambda u_p)}{2\lambda}u_p`, with
-  :math:`u_p` uniform on the sphere of radius :math:`\sqrt d` (:func:`sphere_directions`);
-* HERON-SFL (seed 001, eq. (2)), forward difference on the unit sphere:
-  :math:`\hat\nabla f(x) = \frac{1}{P}\sum_p \frac{d}{\mu}[f(x+\mu u_p)-f(x)]u_p` (:func:`unit_directions`).
+The zeroth-order estimators of the seeds are :mod:`verify.ops.zo`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -27,7 +20,7 @@ from verify.ops.batch import Batch, weighted_mean
 from verify.ops.tree import Params
 
 if TYPE_CHECKING:
-    from verify.train.problems import Problem
+    from verify.problems import Problem
 
 
 def grads(
@@ -104,16 +97,3 @@ def aux_grads(
 
 def split_loss(problem: Problem, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor], batch: Batch) -> Tensor:
     return weighted_mean(problem.server_loss(ps, problem.client_forward(pc, batch.x), batch.y), batch.w)
-
-
-def sphere_directions(z: Mapping[str, Tensor]) -> Params:
-    r"""Gaussian draws ``z`` (a tree) -> uniform on the sphere of radius :math:`\sqrt d` (d = the tree's size)."""
-    d = sum(v.numel() for v in z.values())
-    norm = torch.sqrt(sum(v.pow(2).sum() for v in z.values()))  # type: ignore[arg-type]
-    return {k: v * (math.sqrt(d) / norm) for k, v in z.items()}
-
-
-def unit_directions(z: Mapping[str, Tensor]) -> Params:
-    """Gaussian draws ``z`` (a tree) -> uniform on the unit sphere."""
-    norm = torch.sqrt(sum(v.pow(2).sum() for v in z.values()))  # type: ignore[arg-type]
-    return {k: v / norm for k, v in z.items()}

@@ -1,6 +1,6 @@
 r"""Exact first and second moments of a first-order algorithm on a quadratic with Gaussian noise.
 
-On :class:`~verify.train.problems.QuadraticProblem` every first-order algorithm of the registry is a linear
+On :class:`~verify.problems.QuadraticProblem` every first-order algorithm of the registry is a linear
 recursion: one round maps the state s (every tensor the algorithm keeps: global models, server copies,
 auxiliary heads) and the round's noise draws :math:`\xi` (i.i.d. :math:`\mathcal N(0, \frac{\sigma^2}{d}I_d)`,
 one per sample) affinely,
@@ -36,8 +36,8 @@ from torch import Tensor
 
 from sfltheory.errors import ParameterError
 from verify.ops.batch import Batch
+from verify.problems import QuadraticProblem
 from verify.train.base import Context, Counters, SplitAlgorithm
-from verify.train.problems import QuadraticProblem
 
 # --- flattening an algorithm state (nested dicts and lists of tensors) -----------------------------------------
 

@@ -22,11 +22,13 @@ import numpy as np
 import sfltheory as st
 from sfltheory.atomic import write_atomic
 from sfltheory.errors import ParameterError
-from verify.train import QuadraticProblem, get
+from sfltheory.experiments import experiment
+from verify.problems import QuadraticProblem
+from verify.train import get
 
+from .check import theory_params
 from .exact import exact_moments
-from .experiments import experiment
-from .verification import FIRST_ORDER, lhs_series, theory_params
+from .verdicts import exact_applies, lhs_series
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,7 +86,7 @@ def _instance(rng: np.random.Generator, M: int, d: int, d_c: int, noise: str) ->
 def worst_case(result: str, *, instances: int = 20, T: int = 20, batch: int = 2, seed: int = 0) -> WorstCase:
     """Search ``instances`` problems and steps for the largest measured / bound ratio (see the module docstring)."""
     exp = experiment(result)
-    if exp.algorithm not in FIRST_ORDER:
+    if not exact_applies(exp.algorithm):
         raise ParameterError(result, "the worst-case search needs exact moments: a first-order algorithm")
     r = st.get(result)
     assert r.step is not None

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sfltheory.cli import EXIT_USAGE, Parser, count_arg
+from sfltheory.cliargs import EXIT_USAGE, Parser, count_arg
 from sfltheory.errors import ParameterError, SflTheoryError
 
 EXIT_FAILED = 1

@@ -1,14 +1,16 @@
 """What one configuration of a sweep runs: a ``train`` run or a ``verify`` check, and the record it returns.
 
-A ``train`` configuration takes what ``sfltheory train`` takes, as names: ``algorithm``; ``T``, ``batch``, ``seed``;
-the algorithm's parameters; the problem (``problem = "quadratic"`` with its target constants ``L``, ``mu``,
-``sigma2``, ``eps2``, ``d``, ``d_c``, ``M``, ``F`` and ``noise``, or a quadratic JSON file, or a model problem:
-``model``, ``data``, ``cut``, ``clients``, ``partition``, ``loss_fn``, ``input_shape``, ``eval_samples``);
-``problem_seed`` (default: ``seed``, as ``train`` does); the time model (``client_time``, ``server_step``,
-``bandwidth``); ``loop``, ``float64``, ``device``. It returns the last record of the run and the named series.
+A ``train`` configuration is a run's flat form, parsed by :func:`verify.parse.run_spec` (the parser
+``sfltheory train`` uses too): ``algorithm``; ``T``, ``batch``, ``seed``; the algorithm's parameters; the problem
+(``problem = "quadratic"`` with its target constants ``L``, ``mu``, ``sigma2``, ``eps2``, ``d``, ``d_c``, ``M``,
+``F`` and ``noise``, or a quadratic JSON file, or a model problem: ``model``, ``data``, ``cut``, ``clients``,
+``partition``, ``loss_fn``, ``input_shape``, ``eval_samples``); ``problem_seed`` (default: ``seed``, as ``train``
+does); the time model (``client_time``, ``server_step``, ``bandwidth``); ``loop``, ``float64``, ``device``. It returns
+the last record of the run and the named series.
 
-A ``verify`` configuration takes ``result``, ``T``, ``seeds``, ``batch``, ``practical`` and constants that override
-the bound (as ``sfltheory verify ID name=value``); it returns the whole verification.
+A ``verify`` configuration is a check's flat form (:func:`verify.parse.check_spec`, as ``sfltheory
+verify`` parses): ``result``, ``T``, ``seeds``, ``batch``, ``points``, ``practical``, a problem named as above, and
+``name=value``s sorted for the result; it returns the whole verification.
 
 :func:`execute` wraps either so that a failure becomes a record with its error instead of an exception: one
 failing configuration never stops a sweep.
@@ -24,12 +26,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sfltheory.errors import ParameterError
+from verify.spec import RUN_KEYS, name_of, named_by
+from verify.sweep.spec import TRAIN_RECORD
 
-# train options that are not the algorithm's parameters
-RUN_KEYS = ("algorithm", "T", "batch", "seed", "problem", "problem_seed", "noise", "loop", "float64", "device",
-            "client_time", "server_step", "bandwidth")  # fmt: skip
-MODEL_KEYS = ("model", "data", "cut", "clients", "partition", "loss_fn", "input_shape", "eval_samples")
-VERIFY_KEYS = ("result", "T", "seeds", "batch", "practical")
+# What runs a configuration (the parser, the trainer, the pipeline) is imported inside the functions that run it:
+# it imports torch, and this package promises none (a sweep's parent process only reads files and stores records,
+# and `sfltheory` imports the package to build its parser).
+
 RESULT_VERSION = 1
 
 
@@ -37,9 +40,9 @@ def check(kind: str, params: Mapping[str, Any]) -> None:
     """Check a configuration before any work (cheap: builds the algorithm, not the problem); raises
     ParameterError naming the parameter."""
     if kind == "verify":
-        _verify_args(params)
+        check_spec(params)
     else:
-        _train_args(params)
+        run_spec(params)
 
 
 def run_config(kind: str, params: Mapping[str, Any], series: Sequence[str] = (), *, auto: str | None = None
@@ -106,133 +109,36 @@ def _host() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-# --- train -------------------------------------------------------------------------------------------------------
+# --- train ----------------------------------------------------------------------------------------------------------
 
 
-def _int(params: Mapping[str, Any], name: str, default: int, low: int) -> int:
-    v = params.get(name, default)
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, int) or v < low:
-        raise ParameterError(name, f"must be an integer >= {low} (got {v!r})")
-    return v
+def in_sweep_names(parse: Any, params: Mapping[str, Any]) -> Any:
+    """``parse(params)``, a spec's one parser, with a field in an error named as a sweep file names it."""
+    with named_by(name_of):
+        return parse(params)
 
 
-def _bool(params: Mapping[str, Any], name: str) -> bool:
-    v = params.get(name, False)
-    if not isinstance(v, bool):
-        raise ParameterError(name, f"must be true or false (got {v!r})")
-    return v
+def run_spec(params: Mapping[str, Any]) -> Any:
+    """A train configuration as a :class:`verify.spec.RunSpec`; a column name of the table is refused, as are
+    ``out`` and ``checkpoint_every`` (the sweep's store keeps the records)."""
 
-
-def _train_args(params: Mapping[str, Any]) -> dict[str, Any]:
-    """Split a train configuration into the run's arguments; builds the algorithm (which checks its parameters)."""
-    from verify.train import get
+    from verify.parse import run_spec as parse_run
     from verify.train.base import RECORD_FIELDS
-    from verify.train.setup import QUADRATIC_TARGETS
 
-    from .spec import TRAIN_RECORD
-
-    p = dict(params)
-    for k in p:
+    for k in params:
         if k in (*RECORD_FIELDS, *TRAIN_RECORD) and k not in RUN_KEYS:
             rule = "the loss function of a model problem is loss_fn" if k == "loss" else "a recorded quantity"
             raise ParameterError(k, f"names a column of the table, not a parameter: {rule}")
-    cls = get(p.pop("algorithm"))
-    out: dict[str, Any] = {
-        "T": _int(p, "T", 100, 1),
-        "batch": _int(p, "batch", 32, 1),
-        "seed": _int(p, "seed", 0, 0),
-        "loop": _bool(p, "loop"),
-        "float64": _bool(p, "float64"),
-    }
-    out["problem_seed"] = _int(p, "problem_seed", out["seed"], 0)
-    for k in ("T", "batch", "seed", "problem_seed", "loop", "float64"):
-        p.pop(k, None)
-    problem = p.pop("problem", None)
-    if problem is not None and not isinstance(problem, str):
-        raise ParameterError("problem", f"must be 'quadratic' or a quadratic problem file (got {problem!r})")
-    out["problem"] = problem
-    device = p.pop("device", "auto")
-    if device not in ("auto", "cpu", "cuda") and not str(device).startswith("cuda:"):
-        raise ParameterError("device", f"must be auto, cpu, cuda or cuda:N (got {device!r})")
-    out["device"] = device
-    out["noise"] = p.pop("noise", None)
-    out["time"] = {k: p.pop(k) for k in ("client_time", "server_step", "bandwidth") if k in p}
-    model = {k: p.pop(k) for k in MODEL_KEYS if k in p}
-    targets = {k: p.pop(k) for k in QUADRATIC_TARGETS if k in p} if problem == "quadratic" else {}
-    if problem is not None and model:
-        raise ParameterError(next(iter(model)), "describes a model problem; not with problem = ...")
-    if problem is None and out["noise"] is not None:
-        raise ParameterError("noise", "is the noise law of a quadratic: add problem = 'quadratic'")
-    if problem not in (None, "quadratic") and out["noise"] is not None:
-        raise ParameterError("noise", "the problem file fixes its noise law")
-    if "M" in p and problem is None:
-        raise ParameterError("M", "the number of clients of a model problem is clients")
-    out["model"], out["targets"] = model, targets
-    out["algorithm"] = cls(**p)  # unknown parameters and domains are checked here
-    return out
-
-
-def _problem(a: Mapping[str, Any], auto: str | None) -> Any:
-    import torch
-
-    from verify.train import QuadraticProblem
-    from verify.train.setup import problem_from
-
-    device = a["device"]
-    if device == "auto":
-        device = auto or ("cuda" if torch.cuda.is_available() else "cpu")
-    if a["problem"] == "quadratic" and a["noise"] is not None:
-        kw: dict[str, Any] = {}
-        for k, v in a["targets"].items():
-            if k in ("d", "d_c", "M"):
-                kw[k] = _int(a["targets"], k, 0, 1)
-            elif isinstance(v, bool) or not isinstance(v, int | float):
-                raise ParameterError(k, f"must be a number (got {v!r})")
-            else:
-                kw[k] = float(v)
-        return QuadraticProblem.from_targets(**kw, seed=a["problem_seed"], device=device, noise=str(a["noise"]))
-    m = a["model"]
-    kw2: dict[str, Any] = {}
-    if a["problem"] is None:
-        shape = m.get("input_shape")
-        if isinstance(shape, str):
-            from sfltheory.cli import parse_shape
-
-            shape = parse_shape(shape)
-        kw2 = {"model": m.get("model", "cnn"), "data": m.get("data", "digits"), "cut": m.get("cut"),
-               "clients": _int(m, "clients", 4, 1), "partition": m.get("partition", "iid"),
-               "loss": m.get("loss_fn", "auto"), "input_shape": tuple(shape) if shape is not None else None,
-               "eval_samples": m.get("eval_samples")}  # fmt: skip
-        if kw2["cut"] is not None:
-            kw2["cut"] = str(kw2["cut"])
-    dtype = torch.float64 if (a["float64"] or a["problem"] is not None) else torch.float32
-    return problem_from(a["problem"], targets=a["targets"], seed=a["problem_seed"], dtype=dtype, device=device, **kw2)
-
-
-def _time_model(opts: Mapping[str, Any], M: int) -> Any:
-    if not opts:
-        return None
-    from sfltheory.plan.timemodel import TimeModel
-
-    ct = opts.get("client_time", 1.0)
-    times = tuple(float(x) for x in (ct if isinstance(ct, list) else [ct]))
-    if len(times) == 1:
-        times = times * M
-    bw = opts.get("bandwidth")
-    return TimeModel(server_step=float(opts.get("server_step", 0.01)), client_time=times,
-                     bandwidth=None if bw is None else float(bw))  # fmt: skip
+        if k in ("out", "checkpoint_every"):
+            raise ParameterError(k, "the sweep's folder stores each configuration's record: not a setting of a run")
+    return in_sweep_names(parse_run, params)
 
 
 def _run_train(params: Mapping[str, Any], series: Sequence[str], auto: str | None = None) -> dict[str, Any]:
-    from verify.train import run
 
-    a = _train_args(params)
-    problem = _problem(a, auto)
-    tm = _time_model(a["time"], problem.M)
-    r = run(a["algorithm"], problem, T=a["T"], seed=a["seed"], batch=a["batch"], batched=not a["loop"],
-            time_model=tm, progress=False)  # fmt: skip
+    from verify.train.launch import launch
+
+    r = launch(run_spec(params), auto=auto)
     last = {k: _finite(v) for k, v in r.records[-1].to_dict().items()}
     return {
         "version": RESULT_VERSION,
@@ -254,48 +160,31 @@ def _finite(v: Any) -> Any:
 # --- verify ------------------------------------------------------------------------------------------------------
 
 
-def _verify_args(params: Mapping[str, Any]) -> dict[str, Any]:
-    import sfltheory as st
-    from verify.pipeline.experiments import experiment
+def check_spec(params: Mapping[str, Any]) -> Any:
+    """A verify configuration as a :class:`verify.spec.CheckSpec` (its problem as a train configuration names it;
+    by default the result's own)."""
 
-    p = dict(params)
-    rid = p.pop("result")
-    experiment(rid)  # a result without an experiment is refused here
-    kw: dict[str, Any] = {}  # only what is given: verify_result's own defaults for the rest
-    for name, low in (("T", 2), ("seeds", 1), ("batch", 1)):
-        if name in p:
-            kw[name] = _int(p, name, 0, low)
-    if "practical" in p:
-        kw["practical"] = _bool(p, "practical")
-    for k in VERIFY_KEYS:
-        p.pop(k, None)
-    used = set(st.get(rid).parameters())
-    for k, v in p.items():
-        if k not in used:
-            raise ParameterError(k, f"result '{rid}' does not use it (it uses: {', '.join(sorted(used))})")
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            raise ParameterError(k, f"must be a number (got {v!r})")
-    return {"result": rid, **kw, "overrides": {k: float(v) for k, v in p.items()} or None}
+    from verify.parse import check_spec as parse_check
+
+    return in_sweep_names(parse_check, params)
 
 
 def _run_verify(params: Mapping[str, Any]) -> dict[str, Any]:
-    from verify.pipeline.report import clean
-    from verify.pipeline.verification import verify_result
 
-    a = _verify_args(params)
-    rid = a.pop("result")
-    v = verify_result(rid, **{k: v for k, v in a.items() if v is not None})
+    from verify.pipeline.check import check as check_result
+    from verify.pipeline.report import clean
+
+    v = check_result(check_spec(params))
     return {"version": RESULT_VERSION, "verification": clean(v.to_dict())}
 
 
 __all__ = [
-    "MODEL_KEYS",
-    "RUN_KEYS",
-    "VERIFY_KEYS",
     "check",
+    "check_spec",
     "error_line",
     "execute",
     "init_worker",
     "measure_locally",
     "run_config",
+    "run_spec",
 ]

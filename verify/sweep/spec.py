@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sfltheory import datafiles
+from sfltheory import __version__, datafiles
 from sfltheory.errors import ParameterError
 
 SWEEP_FORMAT = "sfltheory.sweep/1"
@@ -193,7 +193,6 @@ def make_config(kind: str, params: Mapping[str, Any], series: Sequence[str] = ()
 def config_key(kind: str, params: Mapping[str, Any], series: Sequence[str] = ()) -> str:
     """The name of a configuration's result: a hash of its canonical form, its kind, its series and the package
     version (a new version recomputes: its algorithms or defaults may have changed)."""
-    from sfltheory import __version__
 
     blob = {"format": RESULT_FORMAT, "version": __version__, "kind": kind, "params": params, "series": list(series)}
     text = json.dumps(blob, sort_keys=True, separators=(",", ":"), allow_nan=False)

@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sfltheory import __version__
 from sfltheory.atomic import write_atomic
 from sfltheory.errors import ParameterError
+from verify.sweep.spec import load
 
 from .spec import RESULT_FORMAT, SWEEP_FORMAT, TRAIN_RECORD, VERIFY_RECORD, Config, Sweep, varying
 
@@ -67,7 +69,6 @@ class Store:
 
     def save(self, record: Mapping[str, Any]) -> Path:
         """Write a record (from :func:`verify.sweep.entries.execute`) atomically under its key."""
-        from sfltheory import __version__
 
         out = {"format": RESULT_FORMAT, "version": __version__, **record}
         p = self.path(str(record["key"]))
@@ -76,7 +77,6 @@ class Store:
 
     def write_manifest(self, sweep: Sweep, configs: Sequence[Config]) -> Path:
         """``sweep.json``: the sweep's configurations with their keys, so the table can be read from the folder."""
-        from sfltheory import __version__
 
         raw = {
             "format": SWEEP_FORMAT,
@@ -247,7 +247,6 @@ def load_table(source: str | Path | Sweep) -> Table:
         store = Store(p)
         name, record, configs = store.read_manifest()
         return build_table(name, configs, record, store)
-    from .spec import load
 
     sw = load(p)
     if sw.trend is not None:  # its configurations come from the check: read what the last run wrote

@@ -16,16 +16,24 @@ import inspect
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
 from sfltheory.atomic import write_atomic
-from sfltheory.errors import SflTheoryError
+from sfltheory.errors import ParameterError, SflTheoryError
+from verify.pipeline import report, trends
+from verify.pipeline.records import Verification
+from verify.pipeline.trends import CHECKS
 
 from .runner import Summary, run_configs
 from .spec import TRENDS, Config, Sweep, make_config
 from .store import Table
+
+if TYPE_CHECKING:  # the types only: the pipeline is imported when a check or a report runs
+    from verify.pipeline.records import Verification
+    from verify.pipeline.trends.record import TrendCheck
+    from verify.pipeline.trends.runs import MeasureFn
 
 
 class SweepFailed(SflTheoryError):
@@ -43,10 +51,10 @@ def sweep_measure(
     num_gpus: float = 0.0,
     progress: TextIO | None = None,
     summaries: list[Summary] | None = None,
-) -> Any:
-    """A ``measure`` for :func:`verify.pipeline.trends.tau_sweep` / ``cut_sweep``: runs the configurations as a sweep
-    in ``out`` and returns their series from its table (``summaries`` collects what each call did). Raises
-    :class:`SweepFailed` when a configuration failed, after the others ran."""
+) -> MeasureFn:
+    """A ``measure`` for the ``tau_sweep`` / ``cut_sweep`` checks (:mod:`verify.pipeline.trends`): runs the
+    configurations as a sweep in ``out`` and returns their series from its table (``summaries`` collects what each
+    call did). Raises :class:`SweepFailed` when a configuration failed, after the others ran."""
 
     def measure(configs: Sequence[Mapping[str, Any]], series: Sequence[str]) -> list[dict[str, np.ndarray]]:
         cs = [make_config("train", c, series) for c in configs]
@@ -77,8 +85,6 @@ def series_of(table: Table, configs: Sequence[Config], series: Sequence[str]) ->
 
 def check_settings(trend: str, settings: Mapping[str, Any]) -> None:
     """Refuse a setting the check does not take (one line, naming it)."""
-    from sfltheory.errors import ParameterError
-    from verify.pipeline.trends import CHECKS
 
     if trend not in TRENDS:
         raise ParameterError("sweep.trend", f"must be one of {', '.join(TRENDS)} (got {trend!r})")
@@ -96,12 +102,10 @@ def run_trend(
     max_parallel: int | None = None,
     out: str | Path | None = None,
     progress: TextIO | None = None,
-) -> tuple[Any, list[Summary]]:
+) -> tuple[TrendCheck, list[Summary]]:
     """Run a trend sweep: the check with its training runs done as a sweep in ``out`` (default: the sweep's folder),
     then its figure and report (``report/``: report.html, report.md, report.json, trend_NAME.png) and ``trend.json``
-    there. Returns the :class:`~verify.pipeline.trends.TrendCheck` and what the sweep did."""
-    from sfltheory.errors import ParameterError
-    from verify.pipeline import trends
+    there. Returns the :class:`~verify.pipeline.trends.record.TrendCheck` and what the sweep did."""
 
     assert sweep.trend is not None
     check_settings(sweep.trend, sweep.settings)
@@ -114,7 +118,7 @@ def run_trend(
                             summaries=summaries)  # fmt: skip
     settings = {k: tuple(v) if isinstance(v, list) else v for k, v in sweep.settings.items()}
     check = trends.CHECKS[sweep.trend](**settings, measure=measure)
-    trends.write([check], folder / "report", append=False)
+    report.write([], folder / "report", trends=[check])
     write_atomic(folder / "trend.json", json.dumps(check.to_dict(), indent=1, allow_nan=False) + "\n")
     return check, summaries
 
@@ -122,9 +126,8 @@ def run_trend(
 # --- verify sweeps: the report --------------------------------------------------------------------------------
 
 
-def verifications(table: Table) -> list[Any]:
-    """The verifications of a ``verify`` sweep's finished rows (:class:`verify.pipeline.verification.Verification`)."""
-    from verify.pipeline.verification import Verification
+def verifications(table: Table) -> list[Verification]:
+    """The verifications of a ``verify`` sweep's finished rows (:class:`verify.pipeline.records.Verification`)."""
 
     out = []
     for row, rec in zip(table.rows, table.records, strict=True):
@@ -136,7 +139,6 @@ def verifications(table: Table) -> list[Any]:
 
 def write_report(table: Table, out: str | Path) -> list[Path]:
     """The verification report (report.html, .md, .json and one figure per result) of a ``verify`` sweep."""
-    from verify.pipeline import report
 
     return report.write(verifications(table), out)
 

@@ -33,10 +33,11 @@ from typing import Any, ClassVar
 import torch
 from torch import Tensor
 
+from sfltheory.algorithms import algorithm as algorithm_entry
 from sfltheory.errors import ParameterError
+from verify.ops.batch import Batch
 from verify.ops.tree import Params
-
-from .problems import Batch, Problem
+from verify.problems import Problem
 
 State = dict[str, Any]
 
@@ -103,9 +104,16 @@ class SplitAlgorithm(ABC):
     title: ClassVar[str]  # a short human name
     paper: ClassVar[str]  # the sfltheory paper key
     source: ClassVar[str]  # the algorithm in the paper: "Algorithm 1, eqs. (3)-(7)"
-    results: ClassVar[tuple[str, ...]]  # ids of the results that analyse it
+    results: ClassVar[tuple[str, ...]] = ()  # ids of the results that analyse it: read from the one table
     takes: ClassVar[tuple[ParamSpec, ...]]
     batchable: ClassVar[bool] = True  # has a batched (vmap over clients) path
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        """A registered algorithm (one that names itself) reads the results that analyse it from the one algorithm
+        table, :data:`sfltheory.algorithms.ALGORITHMS`: they are kept there only."""
+        super().__init_subclass__(**kw)
+        if "name" in cls.__dict__:
+            cls.results = algorithm_entry(cls.name).results
 
     def __init__(self, **params: Any) -> None:
         specs = {s.name: s for s in self.takes}

@@ -32,9 +32,9 @@ from sfltheory.errors import ParameterError
 from sfltheory.plan.timemodel import TimeModel
 from verify.ops import tree
 from verify.ops.tree import Params
+from verify.problems import Problem
 
 from .base import RECORD_FIELDS, Context, Counters, RoundRecord, SplitAlgorithm
-from .problems import Problem
 
 RUN_FORMAT = "sfltheory.run/1"
 DIVERGED = 1e150  # a squared gradient norm past this is overflow on its way (float32 overflows at 3.4e38)

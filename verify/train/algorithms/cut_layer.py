@@ -104,20 +104,12 @@ from verify.ops import tree
 from verify.ops.batch import Batch
 from verify.ops.splitgrad import client_backward, client_backward_eager, server_grads, server_grads_eager
 from verify.ops.tree import Params
+from verify.problems import Problem
 
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
-from ..problems import ModelProblem, Problem
 from .sl_noniid import local_sgd
 
 PAPER = "cut_layer"
-RESULTS_V1 = (
-    "cut_layer/prop1",
-    "cut_layer/prop1@proof",
-    "cut_layer/lem1",
-    "cut_layer/lem2",
-    "cut_layer/tau_def",
-)
-RESULTS_V2 = ("cut_layer/sfl_v2",)
 
 _ETA = eta("eta", 0.05, r"step size \eta^t of every client and server SGD update (constant)")
 _AGG = ParamSpec(
@@ -167,10 +159,12 @@ def v1_printed_client(
 
 
 def aggregation_weights(problem: Problem, how: str) -> list[float] | None:
-    """alpha_m: None for equal weights; else |D_m| / sum |D_i| (equal where a problem has no finite datasets)."""
-    if how == "equal" or not isinstance(problem, ModelProblem):
+    """alpha_m: None for equal weights; else |D_m| / sum |D_i| (equal where a problem has no finite datasets:
+    :meth:`Problem.client_sizes` is None)."""
+    held = None if how == "equal" else problem.client_sizes()
+    if held is None:
         return None
-    sizes = [float(idx.numel()) for idx in problem.indices]
+    sizes = [float(n) for n in held]
     return [s / sum(sizes) for s in sizes]
 
 
@@ -213,7 +207,6 @@ class SFLV1(_SFL):
     name = "sfl_v1"
     title = "SFL-V1 as printed (per-client server copies, one server step, E stale client updates)"
     source = "Algorithm 1 (App. A.2), lines 12-41; Sec. 3"
-    results = ()  # Proposition 1 analyses sfl_v1_analysed; the two coincide for E_epochs = 1
     takes = (_ETA, _E, _AGG)
 
     def server_steps(self, M: int) -> float:
@@ -252,7 +245,6 @@ class SFLV1Analysed(_SFL):
     name = "sfl_v1_analysed"
     title = "SFL-V1 as analysed (K local split-SGD steps on both sides, then averaging)"
     source = "App. B: Lemma 1 proof eq. (8), B.2 (18)-(19), B.3; Proposition 1 eq. (6)"
-    results = RESULTS_V1
     takes = (_ETA, _K, _AGG)
 
     def server_steps(self, M: int) -> float:
@@ -311,7 +303,6 @@ class SFLV2(_SFL):
     name = "sfl_v2"
     title = "SFL-V2 (shared server model, sequential in a per-round order; client models averaged)"
     source = "Algorithm 2 (App. A.3), lines 12-40; Sec. 3"
-    results = RESULTS_V2
     takes = (
         _ETA,
         _E,

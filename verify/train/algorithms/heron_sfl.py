@@ -62,7 +62,8 @@ counts one smashed batch per local update, i.e. ``l = 1`` (the default).
 Randomness: client m's mini-batch of local step k is ``ctx.batch(m, k)``; its p-th direction is regenerated from
 the Gaussian draws ``ctx.randn_like(theta_c, "zo", m, k, p, "client")`` and
 ``ctx.randn_like(theta_a, "zo", m, k, p, "aux")`` (normalised jointly for the sphere laws), so the batched and
-per-client paths, and a resumed run, use the same numbers; no direction is stored in the state.
+per-client paths, and a resumed run, use the same numbers; no direction is stored in the state. The estimator
+(directions, perturbations, the P-average) is :mod:`verify.ops.zo`'s, the form ``"forward"``.
 
 Counted: per local step (P + 1) forward passes of the client and the head on the batch (no backward), per
 upload the smashed data up and one server forward/backward; per round each client downloads and uploads
@@ -86,7 +87,6 @@ Discrepancies (recorded, not fixed):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -95,35 +95,17 @@ from torch import Tensor
 from torch.func import vmap
 
 from sfltheory.errors import ParameterError
-from verify.ops import tree
+from verify.ops import tree, zo
 from verify.ops.batch import Batch, weighted_mean
 from verify.ops.splitgrad import server_grads
 from verify.ops.tree import Params
+from verify.problems import Problem
 
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
-from ..problems import Problem
 
-RESULTS = (
-    "heron_sfl/thm1",
-    "heron_sfl/thm1@proof",
-    "heron_sfl/thm1@round",
-    "heron_sfl/thm1@sum",
-    "heron_sfl/lemma3",
-    "heron_sfl/lemma4",
-    "heron_sfl/eq45",
-    "heron_sfl/thm2",
-    "heron_sfl/thm2@round",
-    "heron_sfl/thm2@sum",
-    "heron_sfl/thm2@proof",
-    "heron_sfl/thm2@floor",
-    "heron_sfl/lemma5",
-    "heron_sfl/table1_comm",
-    "heron_sfl/table1_flops",
-    "heron_sfl/table1_memory",
-    "heron_sfl/lemma2",
-    "heron_sfl/remark2",
-)
-DIRECTIONS = ("unit_sphere", "sqrt_d_sphere", "gaussian")
+DIRECTIONS = zo.LAWS
+# the client part and the head as one tree theta_l (the estimator perturbs them jointly), keys prefixed by part
+CLIENT, AUX = "client:", "aux:"
 
 
 def local_loss(problem: Problem, pc: Mapping[str, Tensor], pa: Mapping[str, Tensor], b: Batch) -> Tensor:
@@ -131,22 +113,16 @@ def local_loss(problem: Problem, pc: Mapping[str, Tensor], pa: Mapping[str, Tens
     return weighted_mean(problem.aux_loss(pa, problem.client_forward(pc, b.x), b.y), b.w)
 
 
-def directions(zc: Params, za: Params, law: str) -> tuple[Params, Params, float]:
-    """Gaussian draws of the client part and the head (a leading P axis) -> the directions :math:`u_p` of
-    ``law`` and the estimator's scale s (d for the unit sphere, else 1). The sphere laws normalise the joint
-    vector :math:`(z_c, z_a)`, so u is uniform on the sphere of :math:`\\mathbb R^{|\\theta_c|+|\\theta_a|}`."""
-    if law == "gaussian":
-        return zc, za, 1.0
-    leaves = [*zc.values(), *za.values()]
-    d = sum(math.prod(v.shape[1:]) for v in leaves)
-    sq = sum(v.reshape(v.shape[0], -1).pow(2).sum(1) for v in leaves)
-    radius = 1.0 if law == "unit_sphere" else math.sqrt(d)
-    f = radius / torch.sqrt(sq)  # type: ignore[arg-type]
+def joint(pc: Mapping[str, Tensor], pa: Mapping[str, Tensor]) -> Params:
+    r"""The local model :math:`\theta_l = \{\theta_c, \theta_a\}` as one tree (client tensors first)."""
+    return {**{CLIENT + k: v for k, v in pc.items()}, **{AUX + k: v for k, v in pa.items()}}
 
-    def norm(t: Mapping[str, Tensor]) -> Params:
-        return {k: v * f.reshape((-1,) + (1,) * (v.ndim - 1)) for k, v in t.items()}
 
-    return norm(zc), norm(za), float(d) if law == "unit_sphere" else 1.0
+def unjoint(theta: Mapping[str, Tensor]) -> tuple[Params, Params]:
+    """The client part and the head of a tree made by :func:`joint`."""
+    pc = {k.removeprefix(CLIENT): v for k, v in theta.items() if k.startswith(CLIENT)}
+    pa = {k.removeprefix(AUX): v for k, v in theta.items() if k.startswith(AUX)}
+    return pc, pa
 
 
 def zo_step(
@@ -161,30 +137,24 @@ def zo_step(
     law: str,
     batched_p: bool = True,
 ) -> tuple[Params, Params, Tensor, Tensor]:
-    r"""One local step of eq. (6) with the estimator (2) averaged over the P directions drawn as ``zc``, ``za``.
+    r"""One local step of eq. (6) with the estimator (2) (:mod:`verify.ops.zo`, the form ``"forward"``) averaged
+    over the P directions of ``law`` drawn as ``zc``, ``za`` (normalised jointly: u is uniform on the sphere of
+    :math:`\mathbb R^{|\theta_c|+|\theta_a|}` for the sphere laws).
 
     Returns the new client part and head, the local loss at the unperturbed point and the smashed data of the
     batch (that forward pass's cut-layer output, what the client uploads). A pure function: the per-client loop
     calls it per client (``batched_p=False`` evaluates the P perturbed losses one by one: the reference), the
     batched path vmaps it over the clients (the P perturbed losses in one vmapped forward)."""
-    uc, ua, s = directions(zc, za, law)
+    U, s = zo.directions(joint(zc, za), law)
     h = problem.client_forward(pc, b.x)
     f0 = weighted_mean(problem.aux_loss(pa, h, b.y), b.w)
 
-    def at(vc: Params, va: Params) -> Tensor:
-        return local_loss(problem, tree.add(pc, vc, lam), tree.add(pa, va, lam), b)
+    def loss(theta: Params) -> Tensor:
+        return local_loss(problem, *unjoint(theta), b)
 
-    P = next(iter(uc.values())).shape[0]
-    if batched_p:
-        fp = vmap(at)(uc, ua)
-    else:
-        fp = torch.stack([at({k: v[p] for k, v in uc.items()}, {k: v[p] for k, v in ua.items()}) for p in range(P)])
-    coef = (s / lam) * (fp - f0) / P
-
-    def combine(u: Params) -> Params:
-        return {k: (coef.reshape((-1,) + (1,) * (v.ndim - 1)) * v).sum(0) for k, v in u.items()}
-
-    return tree.add(pc, combine(uc), -eta_c), tree.add(pa, combine(ua), -eta_c), f0, h
+    fp = zo.forward_values(loss, joint(pc, pa), U, lam, batched_p)
+    gc, ga = unjoint(zo.forward_estimate(fp, f0, U, lam, s))
+    return tree.add(pc, gc, -eta_c), tree.add(pa, ga, -eta_c), f0, h
 
 
 class HeronSFL(SplitAlgorithm):
@@ -196,7 +166,6 @@ class HeronSFL(SplitAlgorithm):
     title = "HERON-SFL: zeroth-order clients with auxiliary heads, first-order server"
     paper = "heron_sfl"
     source = "Sec. IV steps 1-4, eqs. (2), (6)-(8); App. A (16), (44)"
-    results = RESULTS
     takes = (
         eta("eta_c", 1e-3, "client step of the zeroth-order local updates (eq. (6); eta_l there)"),
         eta("eta_s", 0.05, "server step (eq. (7))"),
@@ -245,8 +214,8 @@ class HeronSFL(SplitAlgorithm):
     def draws(self, ctx: Context, like_c: Params, like_a: Params, m: int, k: int) -> tuple[Params, Params]:
         """The Gaussian draws of client m's P directions at local step k (leading P axis)."""
         P = self.p["P"]
-        zc = tree.stack([ctx.randn_like(like_c, "zo", m, k, p, "client") for p in range(P)])
-        za = tree.stack([ctx.randn_like(like_a, "zo", m, k, p, "aux") for p in range(P)])
+        zc = zo.gaussian_draws(lambda p: ctx.randn_like(like_c, "zo", m, k, p, "client"), P)
+        za = zo.gaussian_draws(lambda p: ctx.randn_like(like_a, "zo", m, k, p, "aux"), P)
         return zc, za
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:

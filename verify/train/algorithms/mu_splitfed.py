@@ -68,8 +68,10 @@ MU-Split (Sec. 4.1, Theorem 4.1) is the one-client case: :class:`MUSplit` requir
 
 Randomness (so the per-client loop and the batched path draw the same numbers): client m's mini-batch for server
 step i is ``ctx.batch(m, i)`` (i = 0 is :math:`\xi_m^t`; with ``server_batch="same"`` only i = 0 is drawn); the
-client direction p is ``sphere_directions(ctx.randn_like(x_c, m, "u_c", p))`` and the server direction p of step i
-is ``sphere_directions(ctx.randn_like(x_s, m, "u_s", i, p))``, regenerated from (seed, round, keys), never stored.
+client directions are :func:`verify.ops.zo.directions` (law ``"sqrt_d_sphere"``) of the Gaussian draws
+``ctx.randn_like(x_c, m, "u_c", p)``, p = 0..P-1, and the server directions of step i those of
+``ctx.randn_like(x_s, m, "u_s", i, p)``, regenerated from (seed, round, keys), never stored. The estimator itself
+(directions, perturbations, the P-average) is :mod:`verify.ops.zo`'s.
 
 Counting per client and round (``messages()`` = 2P + 1 activation uploads per sample, 2P + :math:`\tau` with a
 fresh server batch): up, the 2P + 1 embeddings of the batch (plus the extra unperturbed ones) and
@@ -83,7 +85,7 @@ Defaults are App. F, Table 6 (:math:`\eta_g = 0.3`, :math:`\eta_s = 0.01`, :math
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import torch
@@ -91,37 +93,12 @@ from torch import Tensor
 from torch.func import vmap
 
 from sfltheory.errors import ParameterError
-from verify.ops import tree
+from verify.ops import tree, zo
 from verify.ops.batch import Batch, weighted_mean
-from verify.ops.splitgrad import sphere_directions
 from verify.ops.tree import Params
+from verify.problems import Problem
 
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
-from ..problems import Problem
-
-RESULTS_FED = (
-    "mu_splitfed/thm4.3",
-    "mu_splitfed/thm4.3@appendix",
-    "mu_splitfed/thm4.3@proof",
-    "mu_splitfed/cor4.4",
-    "mu_splitfed/cor4.4@proof",
-    "mu_splitfed/eq12",
-    "mu_splitfed/lemmaD.2",
-    "mu_splitfed/lemmaD.3",
-)
-RESULTS_SPLIT = (
-    "mu_splitfed/thm4.1",
-    "mu_splitfed/thm4.1@proof",
-    "mu_splitfed/cor4.2",
-    "mu_splitfed/cor4.2@proof",
-    "mu_splitfed/eq24",
-    "mu_splitfed/lemmaB.1",
-    "mu_splitfed/lemmaB.1.bias",
-    "mu_splitfed/lemmaC.2",
-    "mu_splitfed/lemmaC.3",
-    "mu_splitfed/lemmaC.4",
-    "mu_splitfed/fn3",
-)
 
 SAME, FRESH = "same", "fresh"
 AFTER_TAU, AT_START = "server_after_tau", "server_at_start"
@@ -129,27 +106,7 @@ DESCENT, PRINTED = "descent", "printed"
 
 
 # --- pure per-client pieces: the loop calls them per client, the batched path vmaps them over clients ----------
-
-
-def _shift(p: Mapping[str, Tensor], u: Mapping[str, Tensor], c: float) -> Params:
-    return {k: p[k] + c * u[k] for k in p}
-
-
-def over_perturbations(fn: Callable[[Params], Tensor], U: Mapping[str, Tensor], vec: bool) -> Tensor:
-    """``fn`` on each perturbation of the stacked tree ``U`` (leading axis P), results stacked on a new axis 0:
-    one batched call (``vec``, vmap over the perturbations) or a loop (the reference)."""
-    if vec:
-        out: Tensor = vmap(fn)(dict(U))
-        return out
-    n = next(iter(U.values())).shape[0]
-    return torch.stack([fn({k: v[p] for k, v in U.items()}) for p in range(n)])
-
-
-def zo_estimate(deltas: Tensor, U: Mapping[str, Tensor], lam: float) -> Params:
-    r"""The multi-perturbation estimate :math:`\frac1P\sum_p \frac{\delta_p}{2\lambda}u_p` (eq. (3), App. C.2)
-    from the P loss differences and the stacked directions."""
-    c = deltas / (2 * lam * deltas.shape[0])
-    return {k: torch.tensordot(c.to(v.dtype), v, dims=1) for k, v in U.items()}
+# The estimator (eq. (3), App. C.2) is verify.ops.zo's; these split its evaluation across the cut.
 
 
 def embed(
@@ -161,10 +118,10 @@ def embed(
 
     def pair(u: Params) -> Tensor:
         return torch.stack(
-            [problem.client_forward(_shift(pc, u, lam), x), problem.client_forward(_shift(pc, u, -lam), x)]
+            [problem.client_forward(zo.perturb(pc, u, lam), x), problem.client_forward(zo.perturb(pc, u, -lam), x)]
         )
 
-    return h, over_perturbations(pair, U, vec)
+    return h, zo.over_perturbations(pair, U, vec)
 
 
 def server_step(
@@ -181,13 +138,11 @@ def server_step(
     r"""One server step: the P loss differences of eq. (5) on the embedding ``h`` and
     :math:`x_s - \eta_s G_s`; returns the new server part and the differences."""
 
-    def diff(u: Params) -> Tensor:
-        up = weighted_mean(problem.server_loss(_shift(ps, u, lam), h, y), w)
-        down = weighted_mean(problem.server_loss(_shift(ps, u, -lam), h, y), w)
-        return up - down
+    def loss(p: Params) -> Tensor:
+        return weighted_mean(problem.server_loss(p, h, y), w)
 
-    deltas = over_perturbations(diff, U, vec)
-    return tree.add(ps, zo_estimate(deltas, U, lam), -eta_s), deltas
+    deltas = zo.central_differences(loss, ps, U, lam, vec)
+    return tree.add(ps, zo.spsa_estimate(deltas, U, lam), -eta_s), deltas
 
 
 def client_deltas(problem: Problem, ps: Mapping[str, Tensor], pairs: Tensor, y: Tensor, w: Tensor, vec: bool) -> Tensor:
@@ -199,7 +154,7 @@ def client_deltas(problem: Problem, ps: Mapping[str, Tensor], pairs: Tensor, y: 
             problem.server_loss(ps, two[1], y), w
         )
 
-    return over_perturbations(diff, {"h": pairs}, vec)
+    return zo.over_perturbations(diff, {"h": pairs}, vec)
 
 
 # --- the algorithms ----------------------------------------------------------------------------------------------
@@ -213,7 +168,6 @@ class MUSplitFed(SplitAlgorithm):
     title = "MU-SplitFed: zeroth-order split federated learning with tau unbalanced server steps"
     paper = "mu_splitfed"
     source = "Algorithm 1, eqs. (3)-(7); multi-perturbation estimator of App. C.2"
-    results: ClassVar[tuple[str, ...]] = RESULTS_FED
     federated: ClassVar[bool] = True  # a Fed Server aggregates the client parts (model up- and downloads)
     takes: ClassVar[tuple[ParamSpec, ...]] = (
         eta("eta_c", 0.005, "client step size (Alg. 1 line 13; App. F: 0.005)"),
@@ -260,7 +214,8 @@ class MUSplitFed(SplitAlgorithm):
     def directions(self, ctx: Context, like: Mapping[str, Tensor], *keys: Any) -> Params:
         r"""P directions uniform on :math:`\sqrt{d}\,\mathbb S^{d-1}` (d = the size of ``like``), stacked on a
         leading axis; perturbation p is drawn from the keys ``(*keys, p)``."""
-        return tree.stack([sphere_directions(ctx.randn_like(like, *keys, p)) for p in range(self.p["P"])])
+        z = zo.gaussian_draws(lambda p: ctx.randn_like(like, *keys, p), self.p["P"])
+        return zo.directions(z, zo.SQRT_D_SPHERE)[0]
 
     @torch.no_grad()
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
@@ -310,7 +265,7 @@ class MUSplitFed(SplitAlgorithm):
             ps, _ = server_step(problem, ps, h, b.y, b.w, self.directions(ctx, x_s, m, "u_s", i), lam, eta_s, False)
         at = ps if self.p["client_delta_at"] == AFTER_TAU else x_s
         deltas = client_deltas(problem, at, pairs, b0.y, b0.w, False)
-        return tree.add(x_c, zo_estimate(deltas, u_c, lam), -self.p["eta_c"]), ps
+        return tree.add(x_c, zo.spsa_estimate(deltas, u_c, lam), -self.p["eta_c"]), ps
 
     # -- the batched path: clients vmapped (each with its server copy), perturbations vmapped inside ----------
 
@@ -339,7 +294,7 @@ class MUSplitFed(SplitAlgorithm):
             deltas = vmap(lambda p, hh, y, w: client_deltas(problem, p, hh, y, w, True))(ps, pairs, b0.y, b0.w)
         else:
             deltas = vmap(lambda hh, y, w: client_deltas(problem, x_s, hh, y, w, True))(pairs, b0.y, b0.w)
-        pc = vmap(lambda U, dlt: tree.add(x_c, zo_estimate(dlt, U, lam), -eta_c))(U_c, deltas)
+        pc = vmap(lambda U, dlt: tree.add(x_c, zo.spsa_estimate(dlt, U, lam), -eta_c))(U_c, deltas)
         return tree.unstack(pc), tree.unstack(ps)
 
     # -- counters ------------------------------------------------------------------------------------------------
@@ -368,7 +323,6 @@ class MUSplit(MUSplitFed):
     name = "mu_split"
     title = "MU-Split: zeroth-order split learning with tau unbalanced server steps (one client)"
     source = "Sec. 4.1: Algorithm 1 with M = 1, eqs. (3)-(6); App. C"
-    results = RESULTS_SPLIT
     federated = False
     takes = tuple(s for s in MUSplitFed.takes if s.name not in ("eta_g", "aggregation"))
 

@@ -86,27 +86,9 @@ from verify.ops import tree
 from verify.ops.batch import Batch
 from verify.ops.splitgrad import aux_grads, client_backward, server_grads
 from verify.ops.tree import Params
+from verify.problems import Problem
 
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
-from ..problems import Problem
-
-RESULTS = (
-    "sfl_aux/thm1",
-    "sfl_aux/cor1",
-    "sfl_aux/thm2",
-    "sfl_aux/thm2@proof",
-    "sfl_aux/cor2",
-    "sfl_aux/thm3",
-    "sfl_aux/thm3@appendix",
-    "sfl_aux/cor3",
-    "sfl_aux/cor3@appendix",
-    "sfl_aux/thm4",
-    "sfl_aux/thm4@appendix",
-    "sfl_aux/cor4",
-    "sfl_aux/eqA11",
-    "sfl_aux/eqA44",
-    "sfl_aux/eqA57",
-)
 
 
 def aux_sgd(problem: Problem, pc: Params, pa: Params, batches: Batch, eta_l: float) -> tuple[Params, Params, Tensor]:
@@ -130,7 +112,6 @@ class SflAux(SplitAlgorithm):
     title = "SplitFed with auxiliary networks and partial participation (CSE-SFL)"
     paper = "sfl_aux"
     source = "Algorithm 1 (lines 1-46); App. A (A3), (A24), (A38)"
-    results = RESULTS
     takes = (
         eta("eta_l", 0.05, "client and auxiliary-head step (mu_L)"),
         eta("eta", 0.05, "server step (mu)"),

@@ -32,30 +32,9 @@ from verify.ops import tree
 from verify.ops.batch import Batch
 from verify.ops.splitgrad import grads, grads_eager
 from verify.ops.tree import Params
+from verify.problems import Problem
 
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
-from ..problems import Problem
-
-RESULTS_SL = (
-    "sl_noniid/thm1",
-    "sl_noniid/thm1@proof",
-    "sl_noniid/lem4",
-    "sl_noniid/cor1",
-    "sl_noniid/cor1@explicit",
-    "sl_noniid/cor2",
-    "sl_noniid/cor2@explicit",
-    "sl_noniid/cor3",
-    "sl_noniid/cor3@explicit",
-    "sl_noniid/thm3",
-    "sl_noniid/eq43",
-    "sl_noniid/eq67",
-    "sl_noniid/eq69",
-    "sl_noniid/sec4.2.eta_g1",
-    "sl_noniid/sec4.2.eta_g1@explicit",
-    "sl_noniid/sec4.2.eta_gN",
-    "sl_noniid/sec4.2.eta_gN@explicit",
-)
-RESULTS_FL = ("sl_noniid/thm2", "sl_noniid/sec4.3.speedup", "sl_noniid/sec4.3.speedup@explicit")
 
 
 def local_sgd(
@@ -129,7 +108,6 @@ class SplitLearning(_Shared):
     name = "sl"
     title = "Split learning with a global learning rate"
     source = "Algorithm 1, eqs. (2)-(4)"
-    results = RESULTS_SL
     batchable = False  # sequential by definition
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
@@ -167,7 +145,6 @@ class FedAvg(_Shared):
     name = "fedavg"
     title = "FedAvg with a global learning rate"
     source = "Algorithm 2 (appendix)"
-    results = RESULTS_FL
     takes = tuple(s for s in _Shared.takes if s.name not in ("order", "mode"))
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:

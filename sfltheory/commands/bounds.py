@@ -1,0 +1,133 @@
+"""Commands that evaluate one result: ``bound`` (the bound and its hypotheses) and ``check-lr`` (the step-size
+conditions branch by branch), with measured constants (``--constants FILE``) and a model's cut (``--model M --cut
+NAME``) filling in what is not given as ``name=value``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from .. import report
+from ..cliargs import parse_assignments
+from ..constants import Constants
+from ..errors import ParameterError, SflTheoryError
+from ..evaluate import evaluate
+from ..plan.search import solve
+from ..registry import get
+from ..stepsize import max_step, step_family
+from .cuts import ModelCuts, cuts_of, model_args
+from .output import print_json
+
+EXIT_STEP_VIOLATES = 1  # check-lr: the given step violates a stated branch
+
+
+def _with_constants(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """Measured constants (``--constants FILE``) the result needs, overridden by name=value pairs."""
+    if not getattr(a, "constants", None):
+        return params
+    c = Constants.load(a.constants)
+    measured, notes = c.params_for(a.id)
+    # printed by main() once the command has succeeded: bad input still gets its one error line alone
+    deferred = a.__dict__.setdefault("deferred_notes", [])
+    deferred.extend(f"# {n}" for n in notes)
+    # Another variant standing in for what an assumption needs (L for L[clients] under "every local objective is
+    # L-smooth"): one warning line each, unless the value is given on the command line.
+    deferred.extend(f"sfltheory: warning: {w}" for w in c.fallbacks(a.id, given=params))
+    return {**measured, **params}
+
+
+def _with_cut(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """``--model M --cut NAME``: the cut's d_c and d_s (and d) for the result, unless given as name=value (a
+    conflicting value is refused, never silently replaced)."""
+    if getattr(a, "cut", None) is None:
+        if getattr(a, "model", None) is not None:
+            raise ParameterError("--cut", "name the cut (sfltheory cuts --model M lists them) to fix d_c and d_s")
+        return params
+    if getattr(a, "model", None) is None:
+        raise ParameterError("--cut", "needs --model: the model whose cut it is")
+    point = cuts_of(a).by_name(a.cut)
+    out = dict(params)
+    for k, v in (("d_c", point.d_c), ("d_s", point.d_s), ("d", point.d)):
+        if k in out:
+            raise ParameterError(k, f"given twice: by name=value and by --cut {a.cut} ({k} = {v}); give one")
+        if k in get(a.id).parameters():
+            out[k] = float(v)
+    return out
+
+
+def _cmd_bound(a: argparse.Namespace) -> int:
+    ev = evaluate(a.id, _with_cut(a, _with_constants(a, parse_assignments(a.params))))
+    if a.json:
+        print_json(report.bound_dict(ev))
+    else:
+        print(report.bound_text(ev))
+    return 0
+
+
+def _best_steps(rid: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The bound at the largest feasible step and at the bound-minimising one, when every other parameter
+    of the result is given (otherwise None: check-lr needs only what the step conditions use)."""
+    r = get(rid)
+    if r.step is None or not r.explicit:
+        return None
+    fam = step_family(r)
+    rest = {k: v for k, v in params.items() if k not in fam}
+    try:
+        at_max = solve(r, rest, "max")
+        joint = solve(r, rest, "joint")
+    except SflTheoryError:  # e.g. a bound beyond the float range at the largest step: the step answer still stands
+        return None
+    if np.ndim(at_max.bound) or np.ndim(joint.bound):
+        return None
+    return {
+        "largest_feasible": {"step": at_max.step, "bound": at_max.bound},
+        "bound_minimising": {"step": joint.step, "bound": joint.bound},
+    }
+
+
+def _cmd_check_lr(a: argparse.Namespace) -> int:
+    params = _with_cut(a, _with_constants(a, parse_assignments(a.params)))
+    sc = max_step(a.id, params)
+    best = _best_steps(a.id, params)
+    if a.json:
+        print_json({**report.step_dict(sc), "bound_at": best})
+    else:
+        print(report.step_text(sc))
+        if best is not None:
+            m, j = best["largest_feasible"], best["bound_minimising"]
+            print(f"bound at the largest feasible {sc.step} = {report.num(m['step'])}: {report.num(m['bound'])}")
+            print(f"bound-minimising {sc.step} = {report.num(j['step'])}: bound {report.num(j['bound'])}")
+    if sc.given is not None and any(
+        b.source == "statement" and b.holds is not None and not bool(np.all(b.holds)) for b in sc.branches
+    ):
+        return EXIT_STEP_VIOLATES  # scripts can test admissibility without parsing the table
+    return 0
+
+
+def register(sub: Any, model_cuts: ModelCuts | None) -> None:
+    """Add ``bound`` and ``check-lr`` to a subparsers object; ``model_cuts`` reads a torch model's cuts."""
+    s = sub.add_parser("bound", help="evaluate a bound and check its hypotheses: bound ID name=value ...")
+    s.add_argument("id")
+    s.add_argument("params", nargs="*", metavar="name=value")
+    s.add_argument("--json", action="store_true")
+    model_args(s, required=False, model_cuts=model_cuts)
+    s.add_argument("--cut", help="with --model: fix d_c and d_s at this cut (a block name or its 1-based index)")
+    s.set_defaults(func=_cmd_bound)
+    s.add_argument("--constants", metavar="FILE", help="measured constants (sfltheory measure --out FILE)")
+
+    s = sub.add_parser(
+        "check-lr",
+        help="step-size conditions branch by branch, the largest feasible step",
+        description="Checks the step size (given as name=value) against every branch of the result's step-size "
+        "condition and prints the largest feasible step. Exit status: 0 when the given step satisfies every "
+        "stated branch (or no step is given), 1 when it violates one (for a sweep: any value), 2 on bad input.",
+    )
+    s.add_argument("id")
+    s.add_argument("params", nargs="*", metavar="name=value")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--constants", metavar="FILE", help="measured constants (sfltheory measure --out FILE)")
+    model_args(s, required=False, model_cuts=model_cuts)
+    s.add_argument("--cut", help="with --model: fix d_c and d_s at this cut (a block name or its 1-based index)")
+    s.set_defaults(func=_cmd_check_lr)

@@ -1,0 +1,156 @@
+"""The one parser of each spec: a front end's flat names in, a checked :mod:`verify.spec` value out.
+
+``sfltheory train`` and a sweep's train configuration become a :class:`verify.spec.RunSpec` through
+:func:`run_spec`; ``sfltheory verify`` and a sweep's verify configuration a :class:`verify.spec.CheckSpec` through
+:func:`check_spec`. Everything is checked here, before any work: the algorithm's parameters by the algorithm
+class, a quadratic problem file by reading it, each ``name=value`` against the result it is given for. Errors
+name spec fields (``problem.clients``); :func:`verify.spec.flag` and :func:`verify.spec.name_of` turn a field into
+the front end's own name. This module imports torch (through the trainer): the command line imports it when a
+command runs, not when its parser is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import sfltheory as st
+from sfltheory.errors import ParameterError, SflTheoryError
+from sfltheory.experiments import experiment
+from sfltheory.registry import origin, user_experiment
+from verify.problems import QuadraticProblem
+from verify.spec import (
+    FIELDS,
+    MODEL_KEYS,
+    CheckSpec,
+    ProblemSpec,
+    QuadraticSpec,
+    RunSpec,
+    TimeSpec,
+    boolean,
+    device_name,
+    integer,
+    number,
+    run_problem,
+    text,
+)
+from verify.train import get
+
+
+def run_spec(m: Mapping[str, Any]) -> RunSpec:
+    """The one parser of a run's flat form (:data:`verify.spec.RUN_KEYS`, :data:`verify.spec.MODEL_KEYS`, the
+    algorithm's parameters and a quadratic's target constants): ``problem`` is None
+    (a model problem), ``"quadratic"`` (the default quadratic, from the target constants among the names) or
+    a quadratic problem file; every other name is the algorithm's parameter, checked by the algorithm class
+    before any work."""
+    p = {k: v for k, v in m.items() if v is not None}
+    if "algorithm" not in p:
+        raise ParameterError("algorithm", "every train configuration names its algorithm")
+    algorithm = text("algorithm", p.pop("algorithm"))
+    run = {k: p.pop(k) for k in ("T", "batch", "seed", "checkpoint_every") if k in p}
+    run = {k: integer(k, v, low=0 if k == "seed" else 1) for k, v in run.items()}
+    float64 = boolean("float64", p.pop("float64", False))
+    batched = not boolean("loop", p.pop("loop", False))
+    device = device_name("device", p.pop("device", "auto"))
+    out = p.pop("out", None)
+    time = None
+    if any(k in p for k in ("client_time", "server_step", "bandwidth")):
+        time = TimeSpec.from_values(**{k: p.pop(k, None) for k in ("client_time", "server_step", "bandwidth")})
+    problem = run_problem(p, seed=run.get("seed", 0))
+    params = check_params(algorithm, p)
+    return RunSpec(algorithm=algorithm, params=params, problem=problem, float64=float64, batched=batched,
+                   device=device, time=time, out=None if out is None else text("out", out), **run)  # fmt: skip
+
+
+def check_params(algorithm: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` checked by the algorithm class (unknown names and domains), before any work, in its types."""
+    checked = get(algorithm)(**params).p
+    return {k: checked[k] for k in params}  # as the algorithm reads them: K = 2.0 from name=value is the integer 2
+
+
+def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> CheckSpec:
+    """The one parser of a check's flat form: ``result``, ``T``, ``seeds``, ``batch``, ``points``,
+    ``practical``; the problem as a run's flat form names it (``problem`` None with no model names: the
+    result's default problem; ``"quadratic"``: the default quadratic; a file: that quadratic, read now; model
+    names, ``partition`` by default non-IID, as heterogeneity is what the bounds are about); ``order``; and
+    ``name=value``s, sorted for the result: on a quadratic each is a constant of the bound (an override); on
+    a model the theorem's step sets the ``given`` leg, the algorithm's parameters go to the run and the
+    bound's other names are given constants. Unknown names are refused here, before any work."""
+    p = {k: v for k, v in m.items() if v is not None}
+    result = text("result", p.pop("result", None))
+    exp = experiment_of(result)
+    run = {k: integer(k, p.pop(k), low=low) for k, low in (("T", 2), ("seeds", 1), ("batch", 1), ("points", 1))
+           if k in p}  # fmt: skip
+    practical = boolean("practical", p.pop("practical", True))
+    order = p.pop("order", None)
+    problem = check_problem(p, exp, partition=partition)
+    on_model = problem.kind == "model" if problem is not None else exp.problem == "model"
+    if order is not None and not on_model:
+        raise ParameterError("params.order", "sets the client order of a run on a model; not on a quadratic")
+    plan = sort_names(result, exp, p, on_model=on_model)
+    if order is not None:
+        plan["params"]["order"] = order
+    return CheckSpec(result=result, problem=problem, practical=practical, T=run.get("T", 40), seeds=run.get("seeds"),
+               batch=run.get("batch"), points=run.get("points", 3), step=plan.get("step"),
+               params=plan.get("params", {}), overrides=plan["overrides"])  # fmt: skip
+
+
+def experiment_of(result: str) -> Any:
+    """The experiment that checks ``result``; a user's result without one is refused, saying what to add."""
+    if origin(result) is not None and user_experiment(result) is None:
+        raise SflTheoryError(f"result '{result}' (declared in {origin(result)}) has no experiment: give it one in the "
+                             "file, [results.experiment] with algorithm, step_to and params (README, 'Your own "
+                             "theorem')")  # fmt: skip
+    return experiment(result)
+
+
+def check_problem(p: dict[str, Any], exp: Any, *, partition: str) -> ProblemSpec | None:
+    """Take a check's problem out of its flat names ``p``: None for the result's default problem."""
+    problem = p.pop("problem", None)
+    model = {k: p.pop(k) for k in MODEL_KEYS if k in p}
+    if problem is not None:
+        if model:
+            raise ParameterError(FIELDS[next(iter(model))], "describes a model problem; not with --problem")
+        if exp.problem == "model":
+            raise ParameterError("problem", f"{exp.result} assumes bounded gradients, which no quadratic has: "
+                                 "verify it on a model (--model, --data)")  # fmt: skip
+        if problem == "quadratic":
+            return None
+        # the problem's content (not its path) is the check's identity: a changed file is never a stale cache hit
+        return QuadraticSpec(data=QuadraticProblem.from_file(text("problem.file", problem)).to_dict())
+    if not model:
+        return None
+    return run_problem({"partition": partition, **model}, seed=0)
+
+
+def sort_names(result: str, exp: Any, names: Mapping[str, Any], *, on_model: bool) -> dict[str, Any]:
+    """``name=value``s of a check as ``overrides`` (a quadratic), or ``step``/``params``/``overrides`` (a model)."""
+    r = st.get(result)
+    used = set(r.parameters())
+    for k, v in names.items():
+        if isinstance(v, list | tuple) or (hasattr(v, "ndim") and getattr(v, "ndim", 0) > 0):
+            raise ParameterError(k, "verify takes one value per name (a grid is `sfltheory sweep`)")
+    if not on_model:
+        for k, v in names.items():
+            if k not in used:
+                raise ParameterError(k, f"result '{result}' does not use it (it uses: {', '.join(sorted(used))})")
+            number(k, v)
+        return {"overrides": {k: float(v) for k, v in names.items()}}
+    takes = {s.name for s in get(exp.algorithm).takes}
+    plan: dict[str, Any] = {"step": None, "params": {}, "overrides": {}}
+    for k, v in names.items():
+        if k == r.step:
+            plan["step"] = number(k, v, positive=True)
+        elif k in exp.step_to:
+            raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
+        elif k in takes:
+            plan["params"][k] = v  # the algorithm checks its own domains (train passes the same floats)
+        elif k in used:
+            plan["overrides"][k] = number(k, v)
+        else:
+            raise ParameterError(k, f"neither a parameter of {exp.algorithm} nor a name of '{result}' "
+                                 f"({', '.join(sorted(takes | used))})")  # fmt: skip
+    return plan
+
+
+__all__ = ["check_params", "check_problem", "check_spec", "experiment_of", "run_spec", "sort_names"]

@@ -1,0 +1,438 @@
+r"""Measured against predicted for one result: a :class:`verify.spec.CheckSpec` in, a :class:`Verification` out.
+
+The algorithm the result analyses runs on the spec's problem (or the result's default one), the bound is evaluated
+at every T with the problem's constants, and each leg (one step size) says whether the bound holds, how tight it
+is and whether the decay matches (:mod:`verify.pipeline.verdicts`).
+
+* **On an exact quadratic** the constants are exact (:meth:`verify.problems.QuadraticProblem.constants`); for
+  first-order algorithms the left-hand side is exact too (:mod:`verify.pipeline.exact`), for zeroth-order ones a
+  Monte-Carlo mean over seeds. Each result runs at the largest step its statement's hypotheses admit (the claim
+  as stated) and, where that step is impractically small, at a practical step (where the hypotheses fail, which
+  the record says); a corollary whose step is a function of T runs once per T at its own choice. ``overrides``
+  replace constants in the bound (e.g. to see what an underestimated sigma2 does); the run is unchanged.
+* **On a split torch model** nothing is exact: the algorithm runs over ``seeds`` seeds and the left-hand side is
+  their mean with its standard error; along the seed-0 run the constants the result assumes are measured at
+  ``points`` rounds and summarised by their sup (:mod:`verify.pipeline.trajectory`), and the bound uses them.
+  The admissible leg runs at the largest step the hypotheses admit with x^0's constants (re-run once with the
+  trajectory's where those break its hypotheses); a ``given`` leg at the user's step, else a ``practical`` one at
+  the algorithm's default. Constants no run can measure are given as ``name=value`` or by the experiment's stated
+  default, never silently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import sfltheory as st
+from sfltheory import __version__
+from sfltheory.atomic import write_atomic
+from sfltheory.constants import Constants
+from sfltheory.errors import ParameterError
+from sfltheory.experiments import LHS_KINDS, Experiment, experiment
+from verify.pipeline.report import clean
+from verify.problems import ModelProblem, Problem, QuadraticProblem, build
+from verify.spec import CheckSpec, ModelSpec, ProblemSpec
+from verify.train import get, run
+
+from .exact import exact_moments
+from .records import Leg, Verification
+from .trajectory import TrajectoryMeter, derive, measured_rounds
+from .verdicts import exact_applies, failing_hypotheses, leg_from_points, leg_from_series, lhs_series
+
+PRACTICAL_STEP = 0.05  # times 1/L: a step that trains the default quadratic in tens of rounds
+# the default problem of a result no quadratic satisfies (bounded gradients): an MLP on digits, non-IID clients
+DEFAULT_MODEL = ModelSpec(model="mlp", data="digits", input_shape=(64,), clients=4, partition="dirichlet:0.5")
+MODEL_SEEDS = 3  # seeds on a model problem when none are given (each is a training run)
+QUADRATIC_SEEDS = 24  # Monte-Carlo seeds of a zeroth-order algorithm on a quadratic
+CACHE_FORMAT = "sfltheory.verification-cache/2"
+
+
+# --- the problem --------------------------------------------------------------------------------------------------
+
+
+def default_problem(exp: Experiment, seed: int = 0) -> QuadraticProblem:
+    """The default exact problem: d = 10 (5 on the client), eigenvalues in [0.1, 1], sigma2 = 1, eps2 = 1, F = 1."""
+    return QuadraticProblem.from_targets(L=1.0, mu=0.1, sigma2=1.0, eps2=1.0 if exp.M > 1 else 0.0, d=10, d_c=5,
+                                         M=exp.M, F=1.0, seed=seed, noise=exp.noise)  # fmt: skip
+
+
+def problem_for(exp: Experiment, spec: ProblemSpec | None, seed: int = 0) -> Problem:
+    """The problem a check runs on: ``spec``, or the experiment's default (a quadratic, or :data:`DEFAULT_MODEL`)."""
+    if spec is None:
+        return build(DEFAULT_MODEL) if exp.problem == "model" else default_problem(exp, seed)
+    if spec.kind == "quadratic" and exp.problem == "model":
+        raise ParameterError("problem", f"{exp.result} assumes bounded gradients, which no quadratic has: verify it "
+                             "on a model (--model, --data)")  # fmt: skip
+    return build(spec)
+
+
+def quadratic_description(q: QuadraticProblem) -> str:
+    """One line for the report: the quadratic's name and sizes (its constants are exact)."""
+    return f"exact quadratic {q.name}: d = {q.d}, d_c = {q.d_c}, M = {q.M} (constants exact)"
+
+
+# --- runs ---------------------------------------------------------------------------------------------------------
+
+
+def algorithm_params(exp: Experiment, ev_params: dict[str, Any], step: float) -> dict[str, Any]:
+    """The algorithm's parameters: the experiment's shared ones and options, and each parameter the theorem's step
+    sets at the value the theorem itself derives for it (MU-SplitFed: eta_s = eta, eta_c = tau eta)."""
+    takes = {s.name for s in get(exp.algorithm).takes}
+    out = {**{k: v for k, v in exp.params.items() if k in takes}, **exp.algorithm_only}
+    for name in exp.step_to:
+        out[name] = float(np.asarray(ev_params[name])) if name in ev_params else step
+    return out
+
+
+def gradnorm2_runs(algorithm: str, problem: Problem, algo_params: Mapping[str, Any], T: int, *, seeds: int,
+                   batch: int, exact: bool = False, observe: Any = None) -> np.ndarray:  # fmt: skip
+    """||grad f(x^t)||^2 for t < T: one exact row (``exact``: a first-order algorithm on a quadratic), or one row
+    per seed (inf after a divergence: the rest of the curve is above every bound). ``observe`` is the seed-0
+    run's :func:`verify.train.run` hook (constants measured along the trajectory)."""
+    if exact:
+        assert isinstance(problem, QuadraticProblem)  # exact moments exist on a quadratic only
+        return exact_moments(get(algorithm)(**algo_params), problem, T=T, batch=batch).gradnorm2[None, :T]
+    runs = []
+    for s in range(seeds):
+        out = run(get(algorithm)(**algo_params), problem, T=T, batch=batch, seed=s, progress=False,
+                  observe=observe if s == 0 else None)  # fmt: skip
+        series = out.series("gradnorm2")
+        if len(series) < T:
+            series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
+        runs.append(series[:T])
+    return np.asarray(runs)
+
+
+# --- the bound's parameters ---------------------------------------------------------------------------------------
+
+
+def theory_params(exp: Experiment, r: Any, problem: QuadraticProblem, batch: int) -> tuple[dict[str, Any], list[str]]:
+    """The bound's parameters on a quadratic: its exact constants picked by the result's assumptions, the
+    experiment's shared parameters, M, equal aggregation weights and the dimensions; with one note per pick."""
+    measured, notes = problem.constants(batch=batch).params_for(r)
+    used = set(r.parameters())
+    params: dict[str, Any] = {**measured, **{k: v for k, v in exp.params.items() if k in used}}
+    if "M" in used:
+        params["M"] = problem.M
+    if "sum_alpha2" in used:
+        params["sum_alpha2"] = 1.0 / problem.M  # equal aggregation weights
+    n = problem.counts()
+    for name, value in {"d": n.d, "d_c": n.d_c, "d_s": n.d_s}.items():
+        if name in used and name not in params:
+            params[name] = float(value)
+    return params, notes
+
+
+def model_theory_params(exp: Experiment, r: Any, problem: Problem, constants: Constants, batch: int,
+                        given: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:  # fmt: skip
+    """The bound's parameters on a model: the measured constants picked by the result's assumptions, the
+    experiment's parameters, the problem's counts and the given constants (which replace a measured value, said
+    so). A constant the result needs that is neither measured nor given raises an error naming it."""
+    measured, notes = constants.params_for(r)
+    used = set(r.parameters())
+    params: dict[str, float] = {**measured, **{k: float(v) for k, v in exp.params.items() if k in used}}
+    n = problem.counts()
+    counts = {"M": n.M, "d_c": n.d_c, "d_s": n.d_s, "d": n.d, "batch": batch, "sum_alpha2": 1.0 / n.M,
+              "d_aux": n.d_aux}  # fmt: skip
+    for k, v in counts.items():
+        if k in used:
+            params[k] = float(v)
+    if "eps2" in used and n.M == 1 and "eps2" not in given:
+        params["eps2"] = 0.0
+        notes.append("eps2 = 0: one client, no heterogeneity")
+    for k, v in given.items():
+        if k not in used:
+            raise ParameterError(k, f"result '{r.id}' does not use it (it uses: {', '.join(sorted(used))})")
+        what = "replaces the measured value" if k in measured else "not measurable from a run"
+        params[k] = float(v)
+        notes.append(f"{k} = {v:g}: given ({what})")
+    return params, notes
+
+
+# --- on an exact quadratic ----------------------------------------------------------------------------------------
+
+
+def quadratic_leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, Any], mode: str,
+                  step: float, *, T: int, seeds: int, batch: int, exact: bool) -> Leg:  # fmt: skip
+    """One leg at the theorem's step ``step``."""
+    assert r.step is not None
+    ev = st.evaluate(r, {**params, r.step: step, "T": float(T)})
+    g = gradnorm2_runs(exp.algorithm, problem, algorithm_params(exp, ev.params, step), T, seeds=seeds, batch=batch,
+                       exact=exact)  # fmt: skip
+    return leg_from_series(r, exp, mode, step, g, params, T=T)
+
+
+def choice_leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, Any], *, T: int, seeds: int,
+               batch: int, exact: bool) -> Leg:  # fmt: skip
+    """A corollary's own choice of the step depends on T: one run per T on a grid, each at the step the corollary
+    sets for that T, its left-hand side at T against the bound at T."""
+    grid = np.unique(np.geomspace(2, T, num=min(T - 1, 6)).round().astype(int)) if T > 2 else np.array([T])
+    lhs_pts, se_pts, bound_pts, steps, failing = [], [], [], [], set()
+    assert r.step is not None
+    for t in grid:
+        ev = st.evaluate(r, {**params, "T": float(t)})
+        step = float(np.asarray(ev.params[r.step]))
+        g = gradnorm2_runs(exp.algorithm, problem, algorithm_params(exp, ev.params, step), int(t), seeds=seeds,
+                           batch=batch, exact=exact)  # fmt: skip
+        lhs, se = lhs_series(exp.lhs, g, step)
+        lhs_pts.append(lhs[-1])
+        se_pts.append(np.nan if se is None else se[-1])
+        bound_pts.append(float(np.asarray(ev.value)))
+        steps.append(step)
+        failing |= failing_hypotheses(ev)
+    return leg_from_points("corollary's choice", grid, np.asarray(lhs_pts), None if exact else np.asarray(se_pts),
+                           np.asarray(bound_pts), steps[-1], failing)  # fmt: skip
+
+
+def check_on_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem) -> Verification:
+    """``spec`` on an exact quadratic (see the module docstring)."""
+    if spec.step is not None or spec.params:
+        raise ParameterError("step" if spec.step is not None else next(iter(spec.params)),
+                             "on an exact quadratic the step is the theorem's largest admissible one and the "
+                             "practical one; set algorithm parameters on a model problem")  # fmt: skip
+    seeds = spec.seeds or QUADRATIC_SEEDS
+    batch = spec.batch_size(False)
+    r = st.get(spec.result)
+    params, notes = theory_params(exp, r, quad, batch)
+    used = set(r.parameters())
+    for k, v in spec.overrides.items():
+        if k not in used:
+            raise ParameterError(k, f"result '{spec.result}' does not use it (it uses: {', '.join(sorted(used))})")
+        params[k] = float(v)
+        notes.append(f"{k} = {v:g}: given (overrides the exact value)")
+    measured = {k: float(params[k]) for k in params if k not in exp.params}
+    assert r.step is not None
+    exact = exact_applies(exp.algorithm)
+    method = "exact moments (mean and covariance propagated)" if exact else f"Monte Carlo over {seeds} seeds"
+    T = spec.T
+    legs: tuple[Leg, ...]
+    if exp.at_choice:
+        legs = (choice_leg(exp, r, quad, params, T=T, seeds=seeds, batch=batch, exact=exact),)
+    else:
+        admissible = float(np.asarray(st.max_step(spec.result, {**params, "T": T}).max_step))
+        steps = [("admissible", admissible)]
+        practical_step = PRACTICAL_STEP / float(params.get("L", 1.0))
+        if spec.practical and practical_step > 1.01 * admissible:
+            steps.append(("practical", practical_step))
+        legs = tuple(quadratic_leg(exp, r, quad, params, mode, at, T=T, seeds=seeds, batch=batch, exact=exact)
+                     for mode, at in steps)  # fmt: skip
+    return Verification(
+        result=spec.result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
+        constants=measured, constant_notes=notes, params=params, legs=legs, problem=quadratic_description(quad),
+    )  # fmt: skip
+
+
+# --- on a model ---------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ModelLeg:
+    """A leg on a model with what it measured: the sup constants, the bound's parameters and the notes."""
+
+    leg: Leg
+    summary: Constants
+    theory: dict[str, float]
+    notes: list[str]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ModelSetting:
+    """What every leg of a check on a model shares."""
+
+    exp: Experiment
+    r: Any
+    problem: ModelProblem
+    c0: Constants  # the constants at x^0
+    p0: dict[str, float]  # the bound's parameters at x^0
+    derived: dict[str, float]
+    given: dict[str, float]
+    T: int
+    seeds: int
+    batch: int
+    points: int
+    lam: float | None
+
+
+def model_leg(s: ModelSetting, mode: str, step: float, base: Mapping[str, float]) -> ModelLeg:
+    """One leg at the theorem's step ``step``: the algorithm's parameters as the theorem derives them from
+    ``base`` (x^0's constants, or the trajectory's on a re-run), ``seeds`` runs, the constants along the seed-0
+    run (x^0's measurement reused), the bound with their sup, the verdict."""
+    r, exp = s.r, s.exp
+    ev = st.evaluate(r, {**base, r.step: step, "T": float(s.T)})
+    takes = {p.name for p in get(exp.algorithm).takes}
+    algo = {**{k: v for k, v in s.derived.items() if k in takes}, **algorithm_params(exp, ev.params, step)}
+    meter = TrajectoryMeter(r.id, s.problem, measured_rounds(s.T, s.points), lam=s.lam, batch=s.batch)
+    meter.points, meter.steps = [s.c0], [0]
+    g = gradnorm2_runs(exp.algorithm, s.problem, algo, s.T, seeds=s.seeds, batch=s.batch, observe=meter)
+    summary = meter.summary()
+    theory, notes = model_theory_params(exp, r, s.problem, summary, s.batch, s.given)
+    notes += meter.notes
+    theory.update(s.derived)
+    return ModelLeg(leg=leg_from_series(r, exp, mode, step, g, theory, T=s.T), summary=summary, theory=theory,
+                    notes=notes)  # fmt: skip
+
+
+def admissible_rerun(s: ModelSetting, first: ModelLeg, step: float, say: Callable[[str], None]) -> ModelLeg:
+    """The admissible leg again where the trajectory's constants exceed x^0's and break its hypotheses: the step
+    is recomputed with them and the leg re-run once, so the claim is tested where its hypotheses hold (when they
+    can). Returns ``first`` when no smaller step is admitted."""
+    again = float(np.asarray(st.max_step(s.r.id, {**first.theory, "T": s.T}).max_step))
+    if not (math.isfinite(again) and 0 < again < step):
+        return first
+    say(f"{s.r.id}: admissible step {again:.3g} with the trajectory's constants, re-run")
+    grew = ", ".join(f"{k} {s.p0[k]:.3g} -> {first.theory[k]:.3g}" for k in sorted(first.theory)
+                     if k in s.p0 and k not in s.given and first.theory[k] > 1.01 * s.p0[k])  # fmt: skip
+    out = model_leg(s, "admissible", again, first.theory)
+    out.notes.append(f"admissible leg: the step {step:.3g} that x^0's constants admit failed "
+                     f"{', '.join(first.leg.failing)} with the constants of its trajectory ({grew or 'no growth'}); "
+                     f"re-run at {again:.3g}, the step those constants admit")  # fmt: skip
+    return out
+
+
+def model_setting(spec: CheckSpec, exp: Experiment, problem: ModelProblem, say: Callable[[str], None]) -> ModelSetting:
+    """The user's parameters checked and folded into the experiment, x^0's constants measured."""
+    r = st.get(spec.result)
+    assert r.step is not None
+    takes = {s.name for s in get(exp.algorithm).takes}
+    user = dict(spec.params)
+    for k in user:
+        if k in exp.step_to:
+            raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
+        if k not in takes:
+            raise ParameterError(k, f"not a parameter of {exp.algorithm} ({', '.join(takes)})")
+    exp = dataclasses.replace(  # the user's parameters: shared ones replace the experiment's, the rest are options
+        exp,
+        params={**exp.params, **{k: v for k, v in user.items() if k in exp.params}},
+        algorithm_only={**exp.algorithm_only, **{k: v for k, v in user.items() if k not in exp.params}},
+    )
+    lam = exp.params.get("lam")
+    given = {**exp.given, **spec.overrides}
+    # 32 on a model the user names; a result's default model keeps the quadratic's 4 (as verify always ran it)
+    batch = spec.batch_size(spec.on_model)
+    say(f"{spec.result}: measuring the constants at x^0")
+    init = problem.init()
+    c0 = TrajectoryMeter(spec.result, problem, {0}, lam=lam, batch=batch).at(init["client"], init["server"])
+    p0, _ = model_theory_params(exp, r, problem, c0, batch, given)
+    derived = derive(exp, p0)
+    p0.update(derived)
+    return ModelSetting(exp=exp, r=r, problem=problem, c0=c0, p0=p0, derived=derived, given=given, T=spec.T,
+                        seeds=spec.seeds or MODEL_SEEDS, batch=batch, points=spec.points, lam=lam)  # fmt: skip
+
+
+def check_on_model(spec: CheckSpec, exp: Experiment, problem: ModelProblem,
+                   progress: Callable[[str], None] | None = None) -> Verification:  # fmt: skip
+    """``spec`` on a split model (see the module docstring)."""
+    say = progress or (lambda s: None)
+    s = model_setting(spec, exp, problem, say)
+    takes = {p.name: p for p in get(s.exp.algorithm).takes}
+    steps: list[tuple[str, float]] = []
+    if not exp.at_choice:
+        admissible = float(np.asarray(st.max_step(spec.result, {**s.p0, "T": s.T}).max_step))
+        if math.isfinite(admissible) and admissible > 0:
+            steps.append(("admissible", admissible))
+    if spec.step is not None:  # the user's step always runs
+        steps.append(("given", spec.step))
+    elif spec.practical:  # after the admissible leg, and only when larger than the step that leg settled on
+        steps.append(("practical", float(takes[s.exp.step_to[0]].default)))
+    done: list[ModelLeg] = []
+    for mode, at in steps:
+        if mode == "practical" and done and at <= 1.01 * done[0].leg.step:
+            continue
+        say(f"{spec.result}: {mode} step {at:.3g}, {s.seeds} seeds x {s.T} rounds, constants at {s.points} rounds")
+        one = model_leg(s, mode, at, s.p0)
+        if mode == "admissible" and not one.leg.applies:
+            one = admissible_rerun(s, one, at, say)
+        done.append(one)
+    return model_verification(spec, s, done)
+
+
+def model_verification(spec: CheckSpec, s: ModelSetting, done: list[ModelLeg]) -> Verification:
+    """The record of a check on a model: the first leg's constants (with their standard errors) are the ones the
+    report shows."""
+    constants: dict[str, float] = {}
+    notes: list[str] = []
+    errors: dict[str, float] = {}
+    if done:
+        first = done[0]
+        constants = {k: v for k, v in first.theory.items() if k not in s.exp.params and k not in s.derived}
+        notes = first.notes + [f"{k} = {v:.4g}: {s.exp.derive[k]} at the constants of x^0"
+                               for k, v in s.derived.items()]  # fmt: skip
+        keys = {c.name: c.key for c in first.summary.choices(s.r) if c.key is not None}
+        for k in constants:
+            est = first.summary.get(keys.get(k, k)) if k not in s.given else None
+            if est is not None and est.se is not None and math.isfinite(est.se):
+                errors[k] = float(est.se)
+    if s.exp.given_note:
+        notes.append(s.exp.given_note)
+    desc = s.problem.describe()
+    n = s.problem.counts()
+    return Verification(
+        result=spec.result, algorithm=s.exp.algorithm, method=f"Monte Carlo over {s.seeds} seeds on {desc['name']}",
+        lhs=LHS_KINDS[s.exp.lhs], note=s.exp.note, constants=constants, constant_notes=notes,
+        params={**s.exp.params, **s.exp.algorithm_only, **s.derived}, legs=tuple(d.leg for d in done),
+        problem=f"{desc['name']}: M = {n.M}, d_c = {n.d_c}, d_s = {n.d_s}, constants measured "
+        f"at {s.points} rounds of the seed-0 trajectory (sup)", constant_errors=errors,
+    )  # fmt: skip
+
+
+# --- the one entry --------------------------------------------------------------------------------------------------
+
+
+def check(spec: CheckSpec, *, progress: Callable[[str], None] | None = None) -> Verification:
+    """Check ``spec.result`` on ``spec.problem`` (or its default problem): see the module docstring."""
+    exp = experiment(spec.result)
+    problem = problem_for(exp, spec.problem)
+    if isinstance(problem, QuadraticProblem):
+        return check_on_quadratic(spec, exp, problem)
+    assert isinstance(problem, ModelProblem)  # build() makes one of the two
+    if exp.at_choice:
+        raise ParameterError(spec.result, "its step is a function of T (a corollary's choice): verify its parent "
+                             "theorem on a model, or this result on an exact quadratic")  # fmt: skip
+    return check_on_model(spec, exp, problem, progress)
+
+
+def cached_check(spec: CheckSpec, cache: str | Path | None, **kw: Any) -> Verification:
+    """:func:`check`, read from ``cache`` when the same spec was checked before (keyed by :meth:`CheckSpec.key`
+    and the package version), else computed and saved there atomically. A changed spec never reuses a stale
+    result."""
+    if cache is None:
+        return check(spec, **kw)
+
+    config = {"format": CACHE_FORMAT, "version": __version__, "spec": spec.to_dict()}
+    key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    path = Path(cache) / f"{spec.result.replace('/', '_').replace('@', '_')}-{key}.json"
+    if path.exists():
+        try:
+            return Verification.from_dict(json.loads(path.read_text())["verification"])
+        except (KeyError, ValueError, TypeError):
+            pass  # an unreadable cache entry is recomputed
+    v = check(spec, **kw)
+    write_atomic(path, json.dumps(clean({"config": config, "verification": v.to_dict()}), allow_nan=False) + "\n")
+    return v
+
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MODEL_SEEDS",
+    "PRACTICAL_STEP",
+    "QUADRATIC_SEEDS",
+    "algorithm_params",
+    "cached_check",
+    "check",
+    "check_on_model",
+    "check_on_quadratic",
+    "default_problem",
+    "gradnorm2_runs",
+    "model_theory_params",
+    "problem_for",
+    "quadratic_description",
+    "theory_params",
+]

@@ -1,0 +1,164 @@
+"""A :class:`verify.spec.MeasureSpec` measured: the model built for the data, the loss picked, the constants
+measured at one point (:func:`verify.constants.measure`) or along SGD steps (:func:`verify.constants.track`), and
+what a result needs (``--for``) checked against the options before any work. Errors name spec fields
+(``measure.cut``); the command line prints their flags."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from sfltheory import variants as var
+from sfltheory.constants import Constants, needed_keys
+from sfltheory.errors import ParameterError
+from verify.constants.measure import group_of_key, measure
+from verify.constants.track import track
+from verify.data import load
+from verify.problems.build import loss_for, model_for
+from verify.spec import MeasureSpec
+from verify.split import Split
+
+
+class PerSampleMSE(nn.Module):
+    """MSE summed over a sample's outputs (nn.MSELoss(reduction='none') keeps the output dimension)."""
+
+    def forward(self, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return (out.reshape(out.shape[0], -1) - y.reshape(y.shape[0], -1)).pow(2).mean(1)
+
+
+def token_ids(model: nn.Module, ds: Any) -> Any:
+    """The data with integer inputs restored when the model takes token ids (an ``nn.Embedding`` that rejects
+    floats): ``verify.data`` reads every input as float32, so a file of token ids arrives as whole floats. Only
+    when the model fails on the float inputs and runs on the same values as int64 -- a model that merely holds an
+    embedding (positions, say) and takes float images keeps them."""
+    if not ds.X.is_floating_point() or not any(isinstance(m, nn.Embedding | nn.EmbeddingBag) for m in model.modules()):
+        return ds
+    head = ds.X[:2]
+    if not bool((head == head.round()).all()) or not bool((ds.X == ds.X.round()).all()):
+        return ds
+    was = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            try:
+                model(head)
+                return ds
+            except (RuntimeError, TypeError, ValueError, IndexError):
+                pass
+            try:
+                model(head.long())
+            except (RuntimeError, TypeError, ValueError, IndexError):
+                return ds
+    finally:
+        model.train(was)
+    note = f"{ds.note}; inputs read as token ids (int64) for the model's nn.Embedding".lstrip("; ")
+    return type(ds)(ds.X.long(), ds.y, ds.name, ds.input_shape, ds.classes, note)
+
+
+def measure_spec(a: MeasureSpec, *, progress: bool = True) -> Constants:
+    """Measure ``a``; its ``threads`` hold for the measurement only."""
+    was = torch.get_num_threads()
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    try:
+        return measured(a, progress)
+    finally:
+        torch.set_num_threads(was)
+
+
+def model_and_data(a: MeasureSpec) -> tuple[nn.Module, Any]:
+    """The model (initialised from the seed, or ``state`` loaded) and the data in its shape."""
+    ds = load(a.data)
+    shape = tuple(ds.input_shape)
+    if a.input_shape:
+        shape = a.input_shape
+        if math.prod(shape) != math.prod(ds.input_shape):
+            raise ParameterError("measure.input_shape", f"{shape} does not hold a sample of shape {ds.input_shape}")
+        ds = type(ds)(ds.X.reshape(len(ds), *shape), ds.y, ds.name, shape, ds.classes, ds.note)
+    torch.manual_seed(a.seed)  # a registered model's initialisation, so that a rerun measures the same point
+    model = model_for(a.model, shape, ds.classes)
+    ds = token_ids(model, ds)
+    if a.state:
+        try:
+            state = torch.load(a.state, map_location="cpu", weights_only=True)
+        except FileNotFoundError:
+            raise ParameterError("measure.state", f"no such file: {a.state}") from None
+        try:
+            model.load_state_dict(state.get("model", state) if isinstance(state, dict) else state)
+        except RuntimeError as e:
+            raise ParameterError("measure.state", f"does not fit the model: {str(e).splitlines()[0]}") from None
+    if a.float64:
+        model = model.double()
+    return model, ds
+
+
+def measured(a: MeasureSpec, progress: bool) -> Constants:
+    model, ds = model_and_data(a)
+    loss: nn.Module = loss_for(a.loss, ds.y)
+    if isinstance(loss, nn.MSELoss):
+        loss = PerSampleMSE()
+    split: Split | str | None = a.cut
+    what = list(a.what) if a.what else None
+    kw: dict[str, Any] = {
+        "clients": a.clients,
+        "partition": a.partition,
+        "batch": a.batch,
+        "probes": a.probes,
+        "tol": a.tol,
+        "fstar": a.fstar,
+        "lam": a.lam,
+        "P": a.P,
+        "zo_form": a.zo_form,
+        "device": a.device,
+        "dtype": torch.float64 if a.float64 else None,
+        "chunk": a.chunk,
+        "seed": a.seed,
+    }
+    for_id = a.for_id
+    if for_id:
+        kw["what"] = sorted({*(what or ()), *what_for(for_id, a)})
+    elif what is not None:
+        kw["what"] = what
+    elif a.clients is None or a.clients < 2:
+        kw["what"] = ["L", "sigma2", "kappa", "F", "gradnorm2_f"]
+    if a.steps:
+        traj = track(model, loss, ds, split, steps=a.steps, every=a.every, lr=a.lr, train_batch=a.train_batch,
+                     out=Path(a.run_dir) if a.run_dir else None, progress=progress, **kw)  # fmt: skip
+        c = traj.summary
+    else:
+        c = measure(model, loss, ds, split, progress=progress, **kw)
+    c.meta.update({"model": a.model, "data": a.data, "data_note": ds.note})
+    if for_id:
+        c.meta["for"] = for_id
+    return c
+
+
+def per_part(key: str) -> bool:
+    """A key that exists only for a split model: d_c, sigma_s2[max], kappa[client], eps2[mean,server] ..."""
+    base, _, rest = key.partition("[")
+    variants = rest.rstrip("]").split(",") if rest else []
+    return base in ("d_c", "d_s", "sigma_c2", "sigma_s2", "G_c2", "G_s2") or bool({"client", "server"} & set(variants))
+
+
+def what_for(result_id: str, a: MeasureSpec) -> list[str]:
+    """The groups ``measure`` runs for ``--for ID``: those of the keys the result's assumptions need
+    (:func:`sfltheory.constants.needed_keys`, the strongest variant of each), after checking that the options
+    give what those keys require (a cut for per-part constants, --clients >= 2 for heterogeneity, --lam for the
+    zeroth-order error, --batch for a mini-batch variance)."""
+    keys = needed_keys(result_id)
+    parts = [k for k in keys if per_part(k)]
+    if parts and not a.cut:
+        raise ParameterError("measure.cut", f"{result_id} needs per-part constants ({parts[0]}): give the cut")
+    groups = {g for k in keys if (g := group_of_key(k)) is not None}
+    if "eps2" in groups and (a.clients is None or a.clients < 2):
+        raise ParameterError("measure.clients", f"{result_id} needs heterogeneity across clients: give >= 2 clients")
+    if "zo" in groups and a.lam is None:
+        raise ParameterError("measure.lam", f"{result_id} needs the zeroth-order estimator's error: give its radius")
+    batched = [k for k in keys if var.BATCH in var.split(k)[1]]
+    if batched and a.batch is None:
+        raise ParameterError("measure.batch", f"{result_id} needs {batched[0]}, a mini-batch variance: give --batch")
+    return sorted(groups)

@@ -1,0 +1,112 @@
+"""What a check records: one :class:`Leg` per step size, gathered in a :class:`Verification` per result.
+
+Plain data with ``to_dict``/``from_dict`` (the report, the cache, a sweep's table and ``--json`` read them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True, kw_only=True)
+class Leg:
+    """One run of an experiment at one step size: the series over T = 1..T_max and the verdict."""
+
+    mode: str  # "admissible" or "practical"
+    step: float
+    applies: bool  # every statement hypothesis holds at this step (at T_max)
+    failing: tuple[str, ...]  # the statement hypotheses that fail
+    T: np.ndarray
+    lhs: np.ndarray
+    lhs_se: np.ndarray | None  # Monte Carlo standard error; None when exact
+    bound: np.ndarray
+    verdict: str  # "holds", "violated", "inconclusive", "void" (the bound is negative or not finite)
+    first_violation: int | None
+    tightness: float  # bound / lhs at T_max
+    slope_lhs: float  # d log lhs / d log T over the last three quarters of T
+    slope_bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "step": self.step,
+            "applies": self.applies,
+            "failing_hypotheses": list(self.failing),
+            "verdict": self.verdict,
+            "first_violation_T": self.first_violation,
+            "tightness_at_T": self.tightness,
+            "decay_exponent_measured": self.slope_lhs,
+            "decay_exponent_predicted": self.slope_bound,
+            "T": self.T.tolist(),
+            "measured": self.lhs.tolist(),
+            "measured_se": None if self.lhs_se is None else self.lhs_se.tolist(),
+            "predicted": self.bound.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Leg:
+        def arr(x: Any) -> np.ndarray:
+            return np.asarray([np.inf if v is None else v for v in x], dtype=float)
+
+        return cls(
+            mode=d["mode"], step=d["step"], applies=d["applies"], failing=tuple(d["failing_hypotheses"]),
+            T=np.asarray(d["T"], dtype=int), lhs=arr(d["measured"]),
+            lhs_se=None if d["measured_se"] is None else arr(d["measured_se"]), bound=arr(d["predicted"]),
+            verdict=d["verdict"], first_violation=d["first_violation_T"],
+            tightness=np.inf if d["tightness_at_T"] is None else d["tightness_at_T"],
+            slope_lhs=np.nan if d["decay_exponent_measured"] is None else d["decay_exponent_measured"],
+            slope_bound=np.nan if d["decay_exponent_predicted"] is None else d["decay_exponent_predicted"],
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verification:
+    """A result checked on an exact problem: the experiment, the constants used, and one :class:`Leg` per step."""
+
+    result: str
+    algorithm: str
+    method: str  # "exact moments" or "Monte Carlo over N seeds"
+    lhs: str
+    note: str
+    constants: dict[str, float]
+    constant_notes: list[str]
+    params: dict[str, Any]
+    legs: tuple[Leg, ...] = field(default_factory=tuple)
+    problem: str = "exact quadratic (constants exact)"
+    constant_errors: dict[str, float] = field(default_factory=dict)  # standard error of a measured constant
+
+    @property
+    def verdict(self) -> str:
+        """The verdict at the admissible step (the claim as stated)."""
+        return self.legs[0].verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "result": self.result,
+            "algorithm": self.algorithm,
+            "method": self.method,
+            "lhs": self.lhs,
+            "note": self.note,
+            "constants": self.constants,
+            "constant_notes": self.constant_notes,
+            "params": {k: v for k, v in self.params.items() if k != "T"},
+            "problem": self.problem,
+            "constant_errors": self.constant_errors,
+            "verdict": self.verdict,
+            "legs": [leg.to_dict() for leg in self.legs],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Verification:
+        return cls(
+            result=d["result"], algorithm=d["algorithm"], method=d["method"], lhs=d["lhs"], note=d["note"],
+            constants=d["constants"], constant_notes=d["constant_notes"], params=d["params"],
+            legs=tuple(Leg.from_dict(x) for x in d["legs"]),
+            problem=d.get("problem", "exact quadratic (constants exact)"), constant_errors=d.get("constant_errors", {}),
+        )  # fmt: skip
+
+
+__all__ = ["Leg", "Verification"]

@@ -1,0 +1,230 @@
+"""The verification report as one document: a typed, frozen model of what the report says, built once from the
+records (verifications, worst-case searches, trend checks) and rendered by each writer (Markdown, HTML, JSON).
+
+The records come in as plain data (their ``to_dict()``), so the report depends on nothing above it: a record type
+that moves or changes shape only has to keep its dictionary. Each item keeps that dictionary whole (``record``) for
+the JSON writer; ``image`` is the figure embedded in the HTML page, set once the figures are drawn
+(:func:`verify.pipeline.report.figures.draw`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import sfltheory as st
+
+
+class Record(Protocol):
+    """What the report reads from a record: its plain data."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class LegRow:
+    """One step size of a verification: hypotheses, verdict, tightness and decays."""
+
+    mode: str
+    step: float
+    applies: bool
+    failing: tuple[str, ...]
+    verdict: str
+    first_violation: int | None
+    tightness: float
+    slope_measured: float
+    slope_predicted: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultItem:
+    """One verified result: where it is printed, what it bounds, the problem and constants, one row per step."""
+
+    result: str
+    title: str
+    source: str
+    statement: str
+    lhs: str
+    algorithm: str
+    method: str
+    problem: str
+    note: str
+    verdict: str
+    constants: str
+    constant_notes: tuple[str, ...]
+    legs: tuple[LegRow, ...]
+    figure: str
+    record: Mapping[str, Any]
+    image: bytes | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorstCaseItem:
+    """One worst-case search: the largest measured / bound ratio over the instances tried, and where."""
+
+    result: str
+    instances: int
+    ratio: float
+    T: int
+    step: float
+    counterexample: bool
+    record: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrendItem:
+    """One trend check: the claim, the rule, the verdict with its summary, and the note."""
+
+    name: str
+    title: str
+    claim: str
+    rule: str
+    verdict: str
+    summary: str
+    note: str
+    figure: str
+    record: Mapping[str, Any]
+    image: bytes | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Document:
+    """The report: the verified results, then the worst cases and the trends. A section that is ``None`` was not
+    asked for (its JSON key is left out); an empty one was asked for and found nothing."""
+
+    results: tuple[ResultItem, ...] = ()
+    worst_cases: tuple[WorstCaseItem, ...] | None = None
+    trends: tuple[TrendItem, ...] | None = None
+
+    @property
+    def shows_results(self) -> bool:
+        """The results section is shown when there are results, or when there is nothing else to show."""
+        return bool(self.results) or not (self.worst_cases or self.trends)
+
+
+def build(
+    verifications: Sequence[Record] = (),
+    *,
+    worst_cases: Sequence[Record] | None = None,
+    trends: Sequence[Record] | None = None,
+) -> Document:
+    """The document of these records (each read through ``to_dict()``), in the order given."""
+    return Document(
+        results=tuple(result_item(v.to_dict()) for v in verifications),
+        worst_cases=None if worst_cases is None else tuple(worst_case_item(w.to_dict()) for w in worst_cases),
+        trends=None if trends is None else tuple(trend_item(c.to_dict()) for c in trends),
+    )
+
+
+def result_figure_name(result: str) -> str:
+    """The file name of a result's figure: ``sl_noniid/thm1@proof`` -> ``sl_noniid_thm1_proof.png``."""
+    return result.replace("/", "_").replace("@", "_") + ".png"
+
+
+def trend_figure_name(name: str) -> str:
+    """The file name of a trend check's figure."""
+    return f"trend_{name}.png"
+
+
+def source(r: Any) -> str:
+    """Where a result is printed: label, equation, section and seed file."""
+    p = r.provenance
+    eq = f" {p.equation}" if p.equation else ""
+    sec = f", {p.section}" if p.section else ""
+    return f"{p.label}{eq}{sec} (seed {p.seed})"
+
+
+def constants_text(v: Mapping[str, Any]) -> str:
+    """The constants of a verification (its ``to_dict()``) in one line, with the standard error of each measured
+    one."""
+    errors = v.get("constant_errors") or {}
+
+    def one(k: str, x: float) -> str:
+        se = errors.get(k)
+        return f"{k} = {x:.4g}" + (f" ± {se:.2g}" if se else "")
+
+    how = "exact on the problem" if v["problem"].startswith("exact") else "measured, sup along the trajectory"
+    return f"Constants ({how}): " + ", ".join(one(k, x) for k, x in v["constants"].items())
+
+
+def result_item(v: Mapping[str, Any]) -> ResultItem:
+    """A verification's item, from its ``to_dict()`` (values as recorded: inf stays inf in the text)."""
+    r = st.get(v["result"])
+    legs = tuple(
+        LegRow(
+            mode=leg["mode"],
+            step=leg["step"],
+            applies=leg["applies"],
+            failing=tuple(leg["failing_hypotheses"]),
+            verdict=leg["verdict"],
+            first_violation=leg["first_violation_T"],
+            tightness=leg["tightness_at_T"],
+            slope_measured=leg["decay_exponent_measured"],
+            slope_predicted=leg["decay_exponent_predicted"],
+        )
+        for leg in v["legs"]
+    )
+    return ResultItem(
+        result=v["result"],
+        title=r.title,
+        source=source(r),
+        statement=r.statement,
+        lhs=v["lhs"],
+        algorithm=v["algorithm"],
+        method=v["method"],
+        problem=v["problem"],
+        note=v["note"],
+        verdict=legs[0].verdict,  # the verdict at the admissible step: the claim as stated
+        constants=constants_text(v),
+        constant_notes=tuple(v["constant_notes"]),
+        legs=legs,
+        figure=result_figure_name(v["result"]),
+        record=v,
+    )
+
+
+def worst_case_item(w: Mapping[str, Any]) -> WorstCaseItem:
+    """A worst-case search's item, from its ``to_dict()``."""
+    return WorstCaseItem(
+        result=w["result"],
+        instances=w["instances"],
+        ratio=w["worst_ratio"],
+        T=w["at_T"],
+        step=w["step"],
+        counterexample=w["counterexample"],
+        record=w,
+    )
+
+
+def trend_item(c: Mapping[str, Any]) -> TrendItem:
+    """A trend check's item, from its ``to_dict()``."""
+    return TrendItem(
+        name=c["name"],
+        title=c["title"],
+        claim=c["claim"],
+        rule=c["rule"],
+        verdict=c["verdict"],
+        summary=c["summary"],
+        note=c["note"],
+        figure=trend_figure_name(c["name"]),
+        record=c,
+    )
+
+
+__all__ = [
+    "Document",
+    "LegRow",
+    "Record",
+    "ResultItem",
+    "TrendItem",
+    "WorstCaseItem",
+    "build",
+    "constants_text",
+    "result_figure_name",
+    "result_item",
+    "source",
+    "trend_figure_name",
+    "trend_item",
+    "worst_case_item",
+]

@@ -1,0 +1,128 @@
+"""The report as one self-contained HTML page (``report.html``): each section of the document, figures embedded as
+PNG (the items' ``image``)."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from html import escape
+
+from .document import Document, ResultItem, TrendItem, WorstCaseItem
+
+HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>sfltheory verification</title>"
+STYLE = (
+    "<style>body{font-family:sans-serif;max-width:960px;margin:2em auto;line-height:1.4;color:#222}"
+    "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}"
+    "th{background:#f3f3f3}.holds{color:#007a3d;font-weight:bold}.violated{color:#c00;font-weight:bold}"
+    ".inconclusive,.void{color:#a60;font-weight:bold}code{background:#f6f6f6;padding:0 3px}"
+    "img{max-width:100%}</style></head><body>"
+)
+TITLE = "<h1>Verification report</h1>"
+RESULTS_INTRO = (
+    "<p>Measured left-hand side against the predicted bound. On exact quadratics, "
+    "exact moments (first-order algorithms): a measured value above the bound is a violation for certain; "
+    "Monte Carlo (zeroth-order): mean over seeds with a band of 3 standard errors. On a model: mean over "
+    "seeds with the same band, the bound evaluated with the constants measured along the run (their sup).</p>"
+)
+# a trend verdict in the colours of a result's: agrees as holds, disagrees as violated
+TREND_CLASS = {"agrees": "holds", "disagrees": "violated", "inconclusive": "inconclusive"}
+
+
+def render(doc: Document) -> str:
+    """The whole page: the title and each section of the document, one element per line."""
+    parts = [HEAD, STYLE, TITLE + (RESULTS_INTRO if doc.shows_results else "")]
+    if doc.shows_results:
+        parts.append(results_section(doc.results))
+    if doc.worst_cases:
+        parts.append(worst_cases_section(doc.worst_cases))
+    if doc.trends:
+        parts.append(trends_section(doc.trends))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _img(alt: str, png: bytes | None) -> list[str]:
+    """The figure embedded as an ``<img>`` (nothing when the document carries none)."""
+    if png is None:
+        return []
+    return [f"<img alt='{escape(alt)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"]
+
+
+def results_section(items: Sequence[ResultItem]) -> str:
+    """A summary table of the results, then one subsection per result."""
+    parts = ["<table><tr><th>result</th><th>algorithm</th><th>method</th><th>verdict (admissible step)</th></tr>"]
+    for v in items:
+        parts.append(f"<tr><td><a href='#{escape(v.result)}'><code>{escape(v.result)}</code></a></td>"
+                     f"<td><code>{v.algorithm}</code></td><td>{escape(v.method)}</td>"
+                     f"<td class='{v.verdict}'>{v.verdict}</td></tr>")  # fmt: skip
+    parts.append("</table>")
+    for v in items:
+        parts += _result(v)
+    return "\n".join(parts)
+
+
+def _result(v: ResultItem) -> list[str]:
+    """One result: source, statement, problem, constants (and where each comes from), the steps, the figure."""
+    parts = [f"<h2 id='{escape(v.result)}'><code>{escape(v.result)}</code> — {escape(v.title)}</h2>"]
+    parts.append(f"<p>Source: {escape(v.source)}. Bounds: {escape(v.lhs)}. "
+                 f"Algorithm <code>{v.algorithm}</code>, {escape(v.method)}.</p>")  # fmt: skip
+    parts.append(f"<p>Statement: <code>{escape(v.statement)}</code></p>")
+    parts.append(f"<p>Problem: {escape(v.problem)}.</p>")
+    if v.note:
+        parts.append(f"<p><em>{escape(v.note)}</em></p>")
+    parts.append(f"<p>{escape(v.constants)}</p>")
+    if v.constant_notes:
+        parts.append(
+            "<details><summary>where each constant comes from</summary><ul>"
+            + "".join(f"<li>{escape(n)}</li>" for n in v.constant_notes)
+            + "</ul></details>"
+        )
+    parts.append("<table><tr><th>step</th><th>value</th><th>hypotheses</th><th>verdict</th>"
+                 "<th>bound / measured at T</th><th>decay measured</th><th>decay predicted</th></tr>")  # fmt: skip
+    for leg in v.legs:
+        hyp = "all hold" if leg.applies else "fail: " + escape("; ".join(leg.failing))
+        first = f" (first at T = {leg.first_violation})" if leg.first_violation else ""
+        parts.append(f"<tr><td>{leg.mode}</td><td>{leg.step:.4g}</td><td>{hyp}</td>"
+                     f"<td class='{leg.verdict}'>{leg.verdict}{first}</td><td>{leg.tightness:.3g}</td>"
+                     f"<td>{leg.slope_measured:.2f}</td><td>{leg.slope_predicted:.2f}</td></tr>")  # fmt: skip
+    parts.append("</table>")
+    return parts + _img(f"{v.result} measured vs predicted", v.image)
+
+
+def worst_cases_section(items: Sequence[WorstCaseItem]) -> str:
+    """One row per worst-case search."""
+    parts = ["<h2 id='worst-cases'>Worst cases</h2><p>The largest measured / bound ratio over quadratics in each "
+             "result's assumption class (<code>--worst-case</code>); above 1 is a counterexample (its instance is "
+             "saved beside <code>counterexamples.json</code>).</p>",
+             "<table><tr><th>result</th><th>instances</th><th>worst measured / bound</th><th>at T</th><th>step</th>"
+             "<th>counterexample</th></tr>"]  # fmt: skip
+    for w in items:
+        cls, what = ("violated", "yes") if w.counterexample else ("holds", "no")
+        parts.append(f"<tr><td><code>{escape(w.result)}</code></td><td>{w.instances}</td><td>{w.ratio:.3g}</td>"
+                     f"<td>{w.T}</td><td>{w.step:.3g}</td><td class='{cls}'>{what}</td></tr>")  # fmt: skip
+    parts.append("</table>")
+    return "\n".join(parts)
+
+
+def trends_section(items: Sequence[TrendItem]) -> str:
+    """The "Trends" section: a summary table, then one subsection per check."""
+    parts = ["<h2 id='trends'>Trends</h2><p>Claims about how convergence changes, checked against what the "
+             "algorithms do.</p>",
+             "<table><tr><th>check</th><th>verdict</th><th>numbers</th></tr>"]  # fmt: skip
+    for c in items:
+        cls = TREND_CLASS[c.verdict]
+        parts.append(f"<tr><td><a href='#trend-{c.name}'><code>{c.name}</code></a></td>"
+                     f"<td class='{cls}'>{c.verdict}</td><td>{escape(c.summary)}</td></tr>")  # fmt: skip
+    parts.append("</table>")
+    for c in items:
+        parts.append(f"<h3 id='trend-{c.name}'><code>{c.name}</code> — {escape(c.title)}</h3>")
+        parts.append(f"<p><strong>Claim.</strong> {escape(c.claim)}</p>")
+        parts.append(f"<p><strong>Rule.</strong> {escape(c.rule)}.</p>")
+        parts.append(f"<p><strong>Verdict: <span class='{TREND_CLASS[c.verdict]}'>{c.verdict}</span>.</strong> "
+                     f"{escape(c.summary)}.</p>")  # fmt: skip
+        parts.append(f"<p><em>{escape(c.note)}</em></p>")
+        parts += _img(c.name, c.image)
+    return "\n".join(parts)
+
+
+__all__ = ["render", "results_section", "trends_section", "worst_cases_section"]

@@ -1,0 +1,80 @@
+"""The report as Markdown (``report.md``): the title, then each section of the document, figures linked by file
+name."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .document import Document, LegRow, ResultItem, TrendItem, WorstCaseItem
+
+TITLE = "# Verification report"
+
+
+def render(doc: Document) -> str:
+    """The whole document: the title and its sections, one blank line between them."""
+    blocks = [TITLE]
+    if doc.shows_results:
+        blocks.append(results_section(doc.results))
+    if doc.worst_cases:
+        blocks.append(worst_cases_section(doc.worst_cases))
+    if doc.trends:
+        blocks.append(trends_section(doc.trends))
+    return "\n\n".join(b.rstrip() for b in blocks) + "\n"
+
+
+def results_section(items: Sequence[ResultItem]) -> str:
+    """A summary table of the results, then one subsection per result with its table of steps and its figure."""
+    out = ["Measured left-hand side against the predicted bound.", ""]
+    out += ["| result | algorithm | method | verdict (admissible step) |", "|---|---|---|---|"]
+    out += [f"| `{v.result}` | `{v.algorithm}` | {v.method} | **{v.verdict}** |" for v in items]
+    for v in items:
+        out += ["", f"## `{v.result}` — {v.title}", "", f"Source: {v.source}.", ""]
+        out += [f"Bounds: {v.lhs}. Algorithm `{v.algorithm}`, {v.method}.", "", f"Problem: {v.problem}.", ""]
+        if v.note:
+            out += [f"Note: {v.note}.", ""]
+        out += [v.constants, ""]
+        out += [f"- {n}" for n in v.constant_notes] + [""]
+        out += ["| step | value | hypotheses | verdict | bound / measured at T | measured decay | predicted decay |",
+                "|---|---|---|---|---|---|---|"]  # fmt: skip
+        out += [_leg_line(leg) for leg in v.legs]
+        out += ["", f"![{v.result}]({v.figure})"]
+    return "\n".join(out) + "\n"
+
+
+def _leg_line(leg: LegRow) -> str:
+    """One row of a result's table of steps."""
+    hyp = "all statement hypotheses hold" if leg.applies else "fails: " + "; ".join(leg.failing)
+    first = f", first at T = {leg.first_violation}" if leg.first_violation else ""
+    return (
+        f"| {leg.mode} | {leg.step:.4g} | {hyp} | **{leg.verdict}**{first} | {leg.tightness:.3g} | "
+        f"{leg.slope_measured:.2f} | {leg.slope_predicted:.2f} |"
+    )
+
+
+def worst_cases_section(items: Sequence[WorstCaseItem]) -> str:
+    """One row per worst-case search: instances tried, the worst ratio, where, and whether it is a counterexample."""
+    out = ["## Worst cases", ""]
+    out += ["The largest measured / bound ratio over quadratics in each result's assumption class (`--worst-case`); "
+            "above 1 is a counterexample (its instance is saved beside `counterexamples.json`).", ""]  # fmt: skip
+    out += [
+        "| result | instances | worst measured / bound | at T | step | counterexample |",
+        "|---|---|---|---|---|---|",
+    ]
+    out += [f"| `{w.result}` | {w.instances} | {w.ratio:.3g} | {w.T} | {w.step:.3g} | "
+            f"{'**yes**' if w.counterexample else 'no'} |" for w in items]  # fmt: skip
+    return "\n".join(out) + "\n"
+
+
+def trends_section(items: Sequence[TrendItem]) -> str:
+    """The "Trends" section: a summary table, then one subsection per check (claim, rule, verdict, note, figure)."""
+    out = ["## Trends", "", "Claims about how convergence changes, checked against what the algorithms do.", ""]
+    out += ["| check | verdict | numbers |", "|---|---|---|"]
+    out += [f"| `{c.name}` | **{c.verdict}** | {c.summary.replace('|', chr(92) + '|')} |" for c in items]
+    for c in items:
+        out += ["", f"### `{c.name}` — {c.title}", "", f"Claim: {c.claim}", "", f"Rule: {c.rule}.", ""]
+        out += [f"Verdict: **{c.verdict}**. {c.summary}.", "", f"Note: {c.note}", ""]
+        out += [f"![{c.name}]({c.figure})", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+__all__ = ["TITLE", "render", "results_section", "trends_section", "worst_cases_section"]

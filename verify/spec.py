@@ -1,0 +1,541 @@
+"""What to run, as one typed value: every front end parses into these once.
+
+*Spec in, record out*: the command line (``verify/cli.py``), a sweep file (``verify/sweep``), the main job and the
+trend checks all build a :class:`RunSpec` (``sfltheory train``) or a :class:`CheckSpec` (``sfltheory verify``)
+through :func:`verify.parse.run_spec` / :func:`verify.parse.check_spec`, the one parser of each. This module holds
+the values and the checks that need nothing but the values (it imports no other module of ``verify``). Its
+errors name spec fields (``problem.clients``, ``T``); the CLI prints the flag a field comes from (:data:`FLAGS`).
+Every spec has one :meth:`key` for caches, sweep stores and ``run.json``.
+
+A problem is a :class:`QuadraticSpec` (an exact quadratic: from target constants, a JSON file, or inline data)
+or a :class:`ModelSpec` (a torch model on a dataset, split at a cut among partitioned clients);
+``verify.problems.build`` turns either into the problem the trainer runs. This module imports no torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sfltheory.errors import ParameterError
+
+# target constants of the default quadratic (QuadraticProblem.from_targets); integers among them
+QUADRATIC_TARGETS = ("L", "mu", "sigma2", "eps2", "d", "d_c", "M", "F")
+INTEGER_TARGETS = ("d", "d_c", "M")
+NOISE_LAWS = ("gaussian", "rademacher")
+DTYPES = ("float32", "float64")
+
+# spec field -> command-line flag, for messages (a library error names the field, the CLI the flag)
+FLAGS: dict[str, str] = {
+    "problem.file": "--problem", "problem.model": "--model", "problem.data": "--data", "problem.cut": "--cut",
+    "problem.clients": "--clients", "problem.partition": "--partition", "problem.loss": "--loss",
+    "problem.input_shape": "--input-shape", "problem.eval_samples": "--eval-samples", "problem": "--problem",
+    "batched": "--loop", "device": "--device", "out": "--out", "checkpoint_every": "--checkpoint-every",
+    "time.client_time": "--client-time", "time.server_step": "--server-step", "time.bandwidth": "--bandwidth",
+    "seeds": "--seeds", "points": "--points", "params.order": "--order",
+    **{f"measure.{k}": f"--{k.replace('_', '-')}" for k in (
+        "model", "data", "input_shape", "cut", "state", "loss", "what", "clients", "partition", "batch", "probes",
+        "tol", "fstar", "lam", "P", "zo_form", "steps", "every", "lr", "train_batch", "run_dir", "device", "chunk",
+        "threads", "seed")},
+    "measure.for_id": "--for",
+}  # fmt: skip
+
+
+def flag(name: str) -> str:
+    """The command-line flag a spec field is given by, or the name itself (a ``name=value``)."""
+    return FLAGS.get(name, name)
+
+
+@contextmanager
+def named_by(rename: Callable[[str], str]) -> Iterator[None]:
+    """An error raised inside names the parameter as a front end does (``rename``: :func:`flag` for the command
+    line, :func:`name_of` for a sweep file); the library names spec fields."""
+    try:
+        yield
+    except ParameterError as e:
+        if rename(e.name) == e.name:
+            raise
+        raise ParameterError(rename(e.name), e.rule) from None
+
+
+# --- checked conversions (each error names the field) -------------------------------------------------------------
+
+
+def integer(name: str, v: Any, *, low: int | None = None) -> int:
+    """``v`` as an int (an integral float is accepted, as ``name=value`` gives floats), at least ``low``."""
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ParameterError(name, f"must be an integer{'' if low is None else f' >= {low}'} (got {v!r})")
+    if low is not None and v < low:
+        raise ParameterError(name, f"must be an integer >= {low} (got {v})")
+    return v
+
+
+def number(name: str, v: Any, *, positive: bool = False) -> float:
+    """``v`` as a finite float (positive where asked)."""
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(float(v)):
+        raise ParameterError(name, f"must be a finite number (got {v!r})")
+    if positive and v <= 0:
+        raise ParameterError(name, f"must be > 0 (got {v!r})")
+    return float(v)
+
+
+def text(name: str, v: Any) -> str:
+    if not isinstance(v, str) or not v:
+        raise ParameterError(name, f"must be a non-empty string (got {v!r})")
+    return v
+
+
+def boolean(name: str, v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ParameterError(name, f"must be true or false (got {v!r})")
+    return v
+
+
+def shape(name: str, v: Any) -> tuple[int, ...]:
+    """A sample shape: ``"3,32,32"``, ``"3x32x32"`` or a list of integers, each >= 1."""
+    if isinstance(v, str):
+        try:
+            v = [int(x) for x in v.replace("x", ",").split(",") if x.strip()]
+        except ValueError:
+            raise ParameterError(name, f"must be comma-separated integers, e.g. 3,32,32 (got {v!r})") from None
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = [v]
+    if not isinstance(v, list | tuple) or not v:
+        raise ParameterError(name, f"must be a list of sizes, e.g. 3,32,32 (got {v!r})")
+    return tuple(integer(name, x, low=1) for x in v)
+
+
+def _jsonable(v: Any) -> Any:
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return {f.name: _jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
+    if isinstance(v, Mapping):
+        return {str(k): _jsonable(x) for k, x in sorted(v.items())}
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+class Keyed:
+    """A spec's identity: its fields as JSON (:meth:`to_dict`) and a short hash of them (:meth:`key`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = _jsonable(self)
+        return out
+
+    def key(self) -> str:
+        """16 hex digits of the SHA-256 of the spec's canonical JSON: equal specs, equal keys."""
+        raw = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+# --- problems -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuadraticSpec(Keyed):
+    """An exact quadratic: built from ``targets`` (``QuadraticProblem.from_targets``: L, mu, sigma2, eps2, d, d_c,
+    M, F), read from ``file`` (a JSON problem file, e.g. a saved counterexample), or given inline as ``data`` (a
+    ``QuadraticProblem.to_dict()``). ``seed`` draws the targets' shifts and starting point; ``noise`` is the
+    gradient-noise law of the targets' problem (a file or data states its own)."""
+
+    kind: Literal["quadratic"] = "quadratic"
+    targets: Mapping[str, float] = field(default_factory=dict)
+    file: str | None = None
+    data: Mapping[str, Any] | None = None
+    noise: str | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        given = [n for n, v in (("file", self.file), ("data", self.data)) if v is not None]
+        if len(given) > 1:
+            raise ParameterError("problem.file", "a quadratic comes from a file or inline data, not both")
+        if given and self.targets:
+            raise ParameterError(f"problem.{next(iter(self.targets))}",
+                                 "target constants build the default quadratic; not with a file")  # fmt: skip
+        if self.noise is not None and self.noise not in NOISE_LAWS:
+            raise ParameterError("problem.noise", f"must be one of {', '.join(NOISE_LAWS)} (got {self.noise!r})")
+        for k, v in self.targets.items():
+            if k not in QUADRATIC_TARGETS:
+                raise ParameterError(f"problem.{k}", f"not a target constant ({', '.join(QUADRATIC_TARGETS)})")
+            if k in INTEGER_TARGETS:
+                integer(k, v, low=1)
+            else:
+                number(k, v)
+        integer("problem.seed", self.seed, low=0)
+
+    @property
+    def M(self) -> int | None:
+        """The number of clients where the spec states it (targets or inline data), else None (a file's)."""
+        if "M" in self.targets:
+            return int(self.targets["M"])
+        if self.data is not None and isinstance(self.data.get("shifts"), list):
+            return len(self.data["shifts"])
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSpec(Keyed):
+    """A registered model (sized to the data) or ``package.module:factory``, on a dataset (``verify.data.load``
+    specs) with its test split or a seeded 20% holdout, split after ``cut`` (None: the middle cut) among
+    ``clients`` clients partitioned by ``partition``; ``seed`` draws the initialisation and the partition."""
+
+    kind: Literal["model"] = "model"
+    model: str = "cnn"
+    data: str = "digits"
+    cut: str | None = None
+    clients: int = 4
+    partition: str = "iid"
+    loss: str = "auto"
+    input_shape: tuple[int, ...] | None = None
+    eval_samples: int | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        text("problem.model", self.model)
+        text("problem.data", self.data)
+        if self.cut is not None:
+            text("problem.cut", self.cut)
+        integer("problem.clients", self.clients, low=1)
+        text("problem.partition", self.partition)
+        text("problem.loss", self.loss)
+        if self.eval_samples is not None:
+            integer("problem.eval_samples", self.eval_samples, low=1)
+        integer("problem.seed", self.seed, low=0)
+
+    @property
+    def M(self) -> int:
+        return self.clients
+
+
+ProblemSpec = QuadraticSpec | ModelSpec
+MODEL_FIELDS = tuple(f.name for f in dataclasses.fields(ModelSpec) if f.name not in ("kind", "seed"))
+
+
+def problem_from_mapping(m: Mapping[str, Any]) -> ProblemSpec:
+    """A problem spec from its JSON form (``to_dict()``, or a sweep's ``problem`` table)."""
+    kind = m.get("kind")
+    if kind == "quadratic":
+        return QuadraticSpec(**_known("problem", m, QuadraticSpec))
+    if kind == "model":
+        kw = _known("problem", m, ModelSpec)
+        if kw.get("input_shape") is not None:
+            kw["input_shape"] = shape("problem.input_shape", kw["input_shape"])
+        for k in ("clients", "eval_samples", "seed"):
+            if kw.get(k) is not None:
+                kw[k] = integer(f"problem.{k}", kw[k], low=0 if k == "seed" else 1)
+        return ModelSpec(**kw)
+    raise ParameterError("problem.kind", f"must be 'quadratic' or 'model' (got {kind!r})")
+
+
+def _known(prefix: str, m: Mapping[str, Any], cls: type) -> dict[str, Any]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    for k in m:
+        if k not in names:
+            raise ParameterError(f"{prefix}.{k}", f"unknown field (known: {', '.join(sorted(names))})")
+    return {k: v for k, v in m.items() if v is not None or k == "cut"}
+
+
+# --- a training run -------------------------------------------------------------------------------------------------
+
+# the names of a run's flat form (a sweep file's, and the command line's after its flags are read), other than the
+# algorithm's own parameters and the quadratic's target constants
+RUN_KEYS = ("algorithm", "T", "batch", "seed", "problem", "problem_seed", "noise", "loop", "float64", "device",
+            "client_time", "server_step", "bandwidth", "out", "checkpoint_every")  # fmt: skip
+# a model problem's names in the flat form; ``loss_fn``, as ``loss`` is a recorded quantity
+MODEL_KEYS = ("model", "data", "cut", "clients", "partition", "loss_fn", "input_shape", "eval_samples")
+# flat name -> spec field, where they differ
+FIELDS: dict[str, str] = {
+    **{k: f"problem.{k}" for k in MODEL_KEYS if k != "loss_fn"}, "loss_fn": "problem.loss", "loop": "batched",
+    "client_time": "time.client_time", "server_step": "time.server_step", "bandwidth": "time.bandwidth",
+    "problem_seed": "problem.seed", "noise": "problem.noise",
+}  # fmt: skip
+NAMES = {v: k for k, v in FIELDS.items()} | {"problem.file": "problem"}
+
+
+def name_of(field_name: str) -> str:
+    """The flat (sweep-file) name of a spec field: ``problem.clients`` -> ``clients``."""
+    return NAMES.get(field_name, field_name)
+
+
+def device_name(name: str, v: Any) -> str:
+    """``auto`` (CUDA when present), ``cpu``, ``cuda`` or ``cuda:N``."""
+    if not isinstance(v, str) or not (v in ("auto", "cpu", "cuda") or (v.startswith("cuda:") and v[5:].isdigit())):
+        raise ParameterError(name, f"must be auto, cpu, cuda or cuda:N (got {v!r})")
+    return v
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimeSpec(Keyed):
+    """The straggler time model (``sfltheory.plan.timemodel.TimeModel``): seconds per client round on the whole
+    model (one per client, or one for all), seconds per server step, bytes/s per client link (None: free)."""
+
+    client_time: tuple[float, ...] = (1.0,)
+    server_step: float = 0.01
+    bandwidth: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.client_time:
+            raise ParameterError("time.client_time", "needs at least one time")
+        for t in self.client_time:
+            number("time.client_time", t, positive=True)
+        number("time.server_step", self.server_step, positive=True)
+        if self.bandwidth is not None:
+            number("time.bandwidth", self.bandwidth, positive=True)
+
+    def times(self, M: int) -> tuple[float, ...]:
+        """One time per client: a single time is every client's."""
+        if len(self.client_time) == 1:
+            return self.client_time * M
+        if len(self.client_time) != M:
+            raise ParameterError("time.client_time", f"one time per client: got {len(self.client_time)} times for "
+                                 f"M = {M} clients")  # fmt: skip
+        return self.client_time
+
+    @classmethod
+    def from_values(cls, *, client_time: Any = None, server_step: Any = None, bandwidth: Any = None) -> TimeSpec:
+        """From a flat form's values: ``client_time`` a number, a list, or ``"1,1,5"``."""
+        if isinstance(client_time, str):
+            try:
+                client_time = [float(x) for x in client_time.split(",")]
+            except ValueError:
+                raise ParameterError("time.client_time", f"must be comma-separated seconds (got {client_time!r})"
+                                     ) from None  # fmt: skip
+        times = client_time if isinstance(client_time, list | tuple) else [1.0 if client_time is None else client_time]
+        step = 0.01 if server_step is None else number("time.server_step", server_step, positive=True)
+        bw = None if bandwidth is None else number("time.bandwidth", bandwidth, positive=True)
+        return cls(client_time=tuple(number("time.client_time", t, positive=True) for t in times), server_step=step,
+                   bandwidth=bw)  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSpec(Keyed):
+    """One training run (``sfltheory train``, a sweep's train configuration): the algorithm and its parameters
+    (checked by the algorithm itself), the problem, ``T`` rounds of mini-batches of ``batch``, the run's ``seed``,
+    the batched path or the per-client loop (the reference), the precision (quadratics always run in float64),
+    the device, the time model (None: the stated default), and where to checkpoint and resume."""
+
+    algorithm: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    problem: ProblemSpec = field(default_factory=ModelSpec)
+    T: int = 100
+    batch: int = 32
+    seed: int = 0
+    batched: bool = True
+    float64: bool = False
+    device: str = "auto"
+    time: TimeSpec | None = None
+    out: str | None = None
+    checkpoint_every: int = 10
+
+    def __post_init__(self) -> None:
+        text("algorithm", self.algorithm)
+        integer("T", self.T, low=1)
+        integer("batch", self.batch, low=1)
+        integer("seed", self.seed, low=0)
+        integer("checkpoint_every", self.checkpoint_every, low=1)
+        device_name("device", self.device)
+
+    @property
+    def dtype(self) -> str:
+        """float64 on a quadratic (exact checks) or when asked; float32 otherwise."""
+        return "float64" if (self.float64 or self.problem.kind == "quadratic") else "float32"
+
+
+def run_problem(p: dict[str, Any], *, seed: int) -> ProblemSpec:
+    """Take a run's problem out of its flat names ``p`` (removing them): see :meth:`RunSpec.from_mapping`."""
+    problem = p.pop("problem", None)
+    if problem is not None and (not isinstance(problem, str) or not problem):
+        raise ParameterError("problem", f"must be 'quadratic' or a quadratic problem file (got {problem!r})")
+    pseed = integer("problem.seed", p.pop("problem_seed", seed), low=0)
+    noise = p.pop("noise", None)
+    model = {k: p.pop(k) for k in MODEL_KEYS if k in p}
+    if problem is None:
+        if noise is not None:
+            raise ParameterError("problem.noise", "is the noise law of a quadratic: add problem = 'quadratic'")
+        if "M" in p:
+            raise ParameterError("M", "the number of clients of a model problem is clients")
+        kw = {FIELDS[k].split(".")[1]: v for k, v in model.items()}
+        if kw.get("input_shape") is not None:
+            kw["input_shape"] = shape("problem.input_shape", kw["input_shape"])
+        if kw.get("cut") is not None and not isinstance(kw["cut"], str):
+            kw["cut"] = str(integer("problem.cut", kw["cut"], low=1))
+        for k in ("clients", "eval_samples"):
+            if k in kw:
+                kw[k] = integer(f"problem.{k}", kw[k], low=1)
+        return ModelSpec(**kw, seed=pseed)
+    clients = model.pop("clients", None)
+    if model:
+        raise ParameterError(FIELDS[next(iter(model))], "describes a model problem; not with a quadratic problem")
+    if problem != "quadratic":
+        if clients is not None:
+            raise ParameterError("problem.clients", "the problem file fixes the clients (one row of shifts each)")
+        if noise is not None:
+            raise ParameterError("problem.noise", "the problem file fixes its noise law")
+        return QuadraticSpec(file=problem, seed=pseed)
+    targets = {k: p.pop(k) for k in QUADRATIC_TARGETS if k in p}
+    if clients is not None:
+        if "M" in targets:
+            raise ParameterError("problem.clients", "given twice: as the number of clients and as M")
+        targets["M"] = integer("problem.clients", clients, low=1)
+    for k, v in targets.items():
+        targets[k] = integer(k, v, low=1) if k in INTEGER_TARGETS else number(k, v)
+    return QuadraticSpec(targets=targets, noise=None if noise is None else text("problem.noise", noise), seed=pseed)
+
+
+# --- a verification -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckSpec(Keyed):
+    """One result checked against a run (``sfltheory verify ID``, a sweep's verify configuration).
+
+    ``problem`` None is the result's default problem (an exact quadratic, or the experiment's model). On an exact
+    quadratic ``overrides`` replace constants in the bound (the run is unchanged); on a model they are given
+    constants (those no run measures, or a measured one replaced), ``step`` is the theorem's step of a ``given``
+    leg and ``params`` the algorithm's other parameters; the constants are measured at ``points`` rounds.
+    ``seeds`` None: 24 Monte-Carlo seeds on a quadratic, 3 runs on a model; ``batch`` None: 4 on a quadratic,
+    32 on a model."""
+
+    result: str
+    T: int = 40
+    seeds: int | None = None
+    batch: int | None = None
+    problem: ProblemSpec | None = None
+    points: int = 3
+    practical: bool = True
+    step: float | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    overrides: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        text("result", self.result)
+        integer("T", self.T, low=2)
+        if self.seeds is not None:
+            integer("seeds", self.seeds, low=1)
+        if self.batch is not None:
+            integer("batch", self.batch, low=1)
+        integer("points", self.points, low=1)
+        if self.step is not None:
+            number("step", self.step, positive=True)
+        for k, v in self.overrides.items():
+            number(k, v)
+
+    @property
+    def on_model(self) -> bool:
+        return self.problem is not None and self.problem.kind == "model"
+
+    def batch_size(self, on_model: bool) -> int:
+        return self.batch if self.batch is not None else (32 if on_model else 4)
+
+
+# --- a measurement --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeasureSpec(Keyed):
+    """The constants of a model on data (``sfltheory measure``): at the initialisation (or ``state``), per part of
+    the split after ``cut``, across ``clients`` partitioned by ``partition``; ``what`` the groups to measure (None:
+    the default set), ``for_id`` a result whose assumptions pick what is measured; the estimators' settings
+    (``probes``, ``tol``, ``lam``, ``P``, ``zo_form``, ``chunk``, ``fstar``); ``steps`` SGD steps measured every
+    ``every`` (a trajectory, saved to and resumed from ``run_dir``); the device, precision, threads and seed."""
+
+    model: str
+    data: str
+    input_shape: tuple[int, ...] | None = None
+    cut: str | None = None
+    state: str | None = None
+    loss: str = "auto"
+    what: tuple[str, ...] | None = None
+    for_id: str | None = None
+    clients: int | None = None
+    partition: str = "iid"
+    batch: int | None = None
+    probes: int = 30
+    tol: float = 1e-3
+    fstar: float = 0.0
+    lam: float | None = None
+    P: int = 1
+    zo_form: str = "spsa"
+    steps: int = 0
+    every: int = 50
+    lr: float = 0.05
+    train_batch: int = 32
+    run_dir: str | None = None
+    device: str = "auto"
+    float64: bool = False
+    chunk: int = 256
+    threads: int | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        text("measure.model", self.model)
+        text("measure.data", self.data)
+        for name in ("clients", "batch", "threads"):
+            if getattr(self, name) is not None:
+                integer(f"measure.{name}", getattr(self, name), low=1)
+        for name in ("probes", "P", "every", "train_batch", "chunk"):
+            integer(f"measure.{name}", getattr(self, name), low=1)
+        integer("measure.steps", self.steps, low=0)
+        integer("measure.seed", self.seed, low=0)
+        number("measure.tol", self.tol, positive=True)
+        number("measure.lr", self.lr, positive=True)
+        number("measure.fstar", self.fstar)
+        if self.lam is not None:
+            number("measure.lam", self.lam, positive=True)
+        if self.zo_form not in ("spsa", "forward"):
+            raise ParameterError("measure.zo_form", f"must be spsa or forward (got {self.zo_form!r})")
+        device_name("measure.device", self.device)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrendSpec(Keyed):
+    """One trend check (a claim about how convergence changes: ``tau_sweep``, ``cut_sweep``, ``cut_invariance``,
+    ``sl_vs_fedavg``, ``client_speedup``) with its settings (the check's own defaults where not given)."""
+
+    name: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        text("trend", self.name)
+
+
+__all__ = [
+    "DTYPES",
+    "FIELDS",
+    "FLAGS",
+    "INTEGER_TARGETS",
+    "MODEL_FIELDS",
+    "MODEL_KEYS",
+    "NAMES",
+    "NOISE_LAWS",
+    "QUADRATIC_TARGETS",
+    "RUN_KEYS",
+    "CheckSpec",
+    "Keyed",
+    "MeasureSpec",
+    "ModelSpec",
+    "ProblemSpec",
+    "QuadraticSpec",
+    "RunSpec",
+    "TimeSpec",
+    "TrendSpec",
+    "boolean",
+    "device_name",
+    "flag",
+    "integer",
+    "name_of",
+    "named_by",
+    "number",
+    "problem_from_mapping",
+    "run_problem",
+    "shape",
+    "text",
+]

@@ -1,0 +1,65 @@
+"""A :class:`verify.spec.RunSpec` run: the problem built, the algorithm made, the time model chosen, the loop run.
+
+The one path from *what to run* to a :class:`verify.train.loop.Run` for every front end (``sfltheory train``, a
+sweep's train configuration, the trend checks, the main job).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from sfltheory.plan.timemodel import TimeModel
+from verify.ops.tree import Params
+from verify.problems import Problem, build
+from verify.spec import RunSpec, TimeSpec
+
+from .algorithms import get
+from .loop import Run, default_time_model, run
+
+
+def resolve_device(device: str, auto: str | None = None) -> str:
+    """``auto`` is ``auto`` when given (a Ray task given no GPU: the CPU), else CUDA when present, else the CPU."""
+    if device != "auto":
+        return device
+    return auto or ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def time_model(spec: TimeSpec | None, M: int) -> TimeModel:
+    """The spec's straggler model for ``M`` clients, or the stated default (equal clients)."""
+    if spec is None:
+        return default_time_model(M)
+    return TimeModel(server_step=spec.server_step, client_time=spec.times(M), bandwidth=spec.bandwidth)
+
+
+def problem_of(spec: RunSpec, *, auto: str | None = None) -> Problem:
+    """The problem ``spec`` runs on, in its precision on its device."""
+    dtype = torch.float64 if spec.dtype == "float64" else torch.float32
+    return build(spec.problem, dtype=dtype, device=resolve_device(spec.device, auto))
+
+
+def launch(
+    spec: RunSpec,
+    *,
+    progress: bool = False,
+    auto: str | None = None,
+    observe: Callable[[int, Params, Params], None] | None = None,
+    problem: Problem | None = None,
+    extra_config: dict[str, Any] | None = None,
+) -> Run:
+    """Run ``spec``: with ``spec.out`` checkpointed there and resumed. ``problem``: one already built from
+    ``spec.problem`` (a trend check reuses it across runs)."""
+    algorithm = get(spec.algorithm)(**spec.params)
+    prob = problem if problem is not None else problem_of(spec, auto=auto)
+    # run.json names the spec it ran, less what a resumed run may change (T, where it is saved and how often: the
+    # loop's own configuration records T), so the run can be re-made or read with its settings
+    what = {k: v for k, v in spec.to_dict().items() if k not in ("T", "out", "checkpoint_every")}
+    config = {"spec": what, **(extra_config or {})}
+    return run(algorithm, prob, T=spec.T, seed=spec.seed, batch=spec.batch, batched=spec.batched, out=spec.out,
+               checkpoint_every=spec.checkpoint_every, time_model=time_model(spec.time, prob.M), progress=progress,
+               observe=observe, extra_config=config)  # fmt: skip
+
+
+__all__ = ["launch", "problem_of", "resolve_device", "time_model"]
