@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sfltheory import __version__, datafiles
+import sfltheory
+from sfltheory import datafiles
 from sfltheory.errors import ParameterError
 
 SWEEP_FORMAT = "sfltheory.sweep/1"
@@ -194,7 +195,13 @@ def config_key(kind: str, params: Mapping[str, Any], series: Sequence[str] = ())
     """The name of a configuration's result: a hash of its canonical form, its kind, its series and the package
     version (a new version recomputes: its algorithms or defaults may have changed)."""
 
-    blob = {"format": RESULT_FORMAT, "version": __version__, "kind": kind, "params": params, "series": list(series)}
+    blob = {
+        "format": RESULT_FORMAT,
+        "version": sfltheory.__version__,
+        "kind": kind,
+        "params": params,
+        "series": list(series),
+    }
     text = json.dumps(blob, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sfltheory import __version__
+import sfltheory
 from sfltheory.atomic import write_atomic
 from sfltheory.errors import ParameterError
 from verify.sweep.spec import load
@@ -70,7 +70,7 @@ class Store:
     def save(self, record: Mapping[str, Any]) -> Path:
         """Write a record (from :func:`verify.sweep.entries.execute`) atomically under its key."""
 
-        out = {"format": RESULT_FORMAT, "version": __version__, **record}
+        out = {"format": RESULT_FORMAT, "version": sfltheory.__version__, **record}
         p = self.path(str(record["key"]))
         write_atomic(p, json.dumps(out, indent=1, allow_nan=False, default=_jsonable) + "\n")
         return p
@@ -81,7 +81,7 @@ class Store:
         raw = {
             "format": SWEEP_FORMAT,
             "name": sweep.name,
-            "version": __version__,
+            "version": sfltheory.__version__,
             "record": list(sweep.columns),
             "configs": [{"key": c.key, "kind": c.kind, "params": c.params, "series": list(c.series)} for c in configs],
         }
