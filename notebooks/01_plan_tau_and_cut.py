@@ -44,6 +44,7 @@ from verify.models import model_cuts
 
 SMALL = os.environ.get("SFLTHEORY_NB_SMALL", "0") == "1"
 OUT = Path(os.environ.get("SFLTHEORY_NB_OUT") or tempfile.mkdtemp(prefix="sfltheory-nb-"))
+OUT.mkdir(parents=True, exist_ok=True)  # a folder named by SFLTHEORY_NB_OUT may not exist yet
 TAU = np.unique(np.geomspace(1, 1000, 60).round()) if SMALL else np.arange(1, 1001)
 TAU_WIDE = np.unique(np.geomspace(1, 1e5, 80 if SMALL else 400).round())  # for the wall-clock plan
 print(f"SMALL = {SMALL}; tau grid: {len(TAU)} values in {TAU[0]:g}..{TAU[-1]:g}; files go to {OUT}")

@@ -22,7 +22,8 @@
 # side by side. `sfltheory errata` lists them all; this notebook reads them from Python, grouped by paper, and
 # re-checks one with `sfltheory.evaluate` on two editions against the formulas typed in by hand.
 #
-# (An audit of the whole catalogue is to come; this notebook will read it too when it lands.)
+# The generic checks of the whole catalogue are `sfltheory audit` (`sfltheory.audit`): its findings open
+# `docs/ERRATA.md` ("Found by the audit"), before the discrepancies recorded by reading that this notebook reads.
 
 # %%
 # %matplotlib inline

@@ -45,6 +45,7 @@ from verify.train import ALGORITHMS, get, run
 
 SMALL = os.environ.get("SFLTHEORY_NB_SMALL", "0") == "1"
 OUT = Path(os.environ.get("SFLTHEORY_NB_OUT") or tempfile.mkdtemp(prefix="sfltheory-nb-"))
+OUT.mkdir(parents=True, exist_ok=True)  # a folder named by SFLTHEORY_NB_OUT may not exist yet
 # The models here are tiny: one intra-op thread is faster than several, and far faster on a busy machine.
 torch.set_num_threads(int(os.environ.get("SFLTHEORY_NB_THREADS", "1")))
 T_QUAD = 50 if SMALL else 200  # rounds on the quadratic

@@ -28,6 +28,7 @@ from .report import text_table
 from .result import Result
 
 FORMAT = "sfltheory.constants/1"
+CUTS_FORMAT = "sfltheory.constants.cuts/1"  # one FORMAT record per cut of a model (CutConstants)
 # An unreliable estimate (se > |value|) is told the count that would bring its se to this fraction of |value|.
 RELIABLE_SE = 0.5
 # Keys of Estimate.to_dict computed from the fields (ignored when read back).
@@ -149,6 +150,13 @@ class Choice:
 
 # Names no assumption introduces, filled from a measurement when a result uses them.
 PLAIN = ("F", "d", "d_c", "d_s", "gradnorm2_f")
+
+
+def cut_dependent(key: str) -> bool:
+    """A key whose value depends on where the model is cut: d_c, sigma_s2[max], L[client], eps2[mean,server] ..."""
+    base, _, rest = key.partition("[")
+    variants = rest.rstrip("]").split(",") if rest else []
+    return base in ("d_c", "d_s", "sigma_c2", "sigma_s2", "G_c2", "G_s2") or bool({"client", "server"} & set(variants))
 
 
 def needed_keys(result: Result | str) -> list[str]:
@@ -343,25 +351,116 @@ class Constants:
         return c
 
     @classmethod
-    def load(cls, path: str | Path) -> Constants:
-        p = Path(path)
-        try:
-            d = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ParameterError("constants", f"no such file: {p}") from None
-        except IsADirectoryError:
-            raise ParameterError("constants", f"{p} is a directory, not a constants file") from None
-        except UnicodeDecodeError:
-            raise ParameterError("constants", f"{p} is not UTF-8 text (a constants file is JSON)") from None
-        except OSError as e:
-            raise ParameterError("constants", f"cannot read {p}: {e.strerror}") from None
-        except json.JSONDecodeError as e:
-            raise ParameterError("constants", f"{p} is not JSON ({e.msg}, line {e.lineno})") from None
-        except RecursionError:
-            raise ParameterError("constants", f"{p} is nested too deeply to be a constants file") from None
+    def load(cls, path: str | Path, cut: str | None = None) -> Constants:
+        """A constants file; a file of constants per cut (:class:`CutConstants`) needs ``cut``, the record read."""
+        d = read_json(path)
+        if isinstance(d, Mapping) and d.get("format") == CUTS_FORMAT:
+            per_cut = CutConstants.from_dict(d)
+            if cut is None:
+                raise ParameterError(
+                    "constants", f"{path} holds constants per cut ({', '.join(per_cut.cuts)}): name the cut"
+                )
+            return per_cut.at(cut)
         return cls.from_dict(d)
 
     def __str__(self) -> str:
         rows = [[k, str(e), "" if e.n is None else str(e.n), "" if e.probes is None else str(e.probes), e.method]
                 for k, e in self.items()]  # fmt: skip
         return text_table(rows, ["constant", "value", "n", "probes", "method"])
+
+
+def read_json(path: str | Path) -> Any:
+    """A constants file's JSON, its failures one line naming the file."""
+    p = Path(path)
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParameterError("constants", f"no such file: {p}") from None
+    except IsADirectoryError:
+        raise ParameterError("constants", f"{p} is a directory, not a constants file") from None
+    except UnicodeDecodeError:
+        raise ParameterError("constants", f"{p} is not UTF-8 text (a constants file is JSON)") from None
+    except OSError as e:
+        raise ParameterError("constants", f"cannot read {p}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise ParameterError("constants", f"{p} is not JSON ({e.msg}, line {e.lineno})") from None
+    except RecursionError:
+        raise ParameterError("constants", f"{p} is nested too deeply to be a constants file") from None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CutConstants:
+    """Constants measured at several cuts of one model (``sfltheory measure --cuts all``): one :class:`Constants`
+    record per cut, each naming its cut in ``meta["cut"]``, in the model's order.
+
+    The file: ``{"format": "sfltheory.constants.cuts/1", "meta": {...}, "cuts": [record, record, ...]}``, each
+    record a ``sfltheory.constants/1`` object as :meth:`Constants.to_dict` writes it. :meth:`load` also reads a
+    single record, as constants measured at one cut (``per_cut`` false); ``Constants.load(path, cut=NAME)`` reads
+    one cut's record of either.
+    """
+
+    records: tuple[Constants, ...]
+    meta: dict[str, Any] = field(default_factory=dict)
+    per_cut: bool = True  # read from a per-cut file (False: one record, measured at one cut or none)
+    # the model measured as a block list (name, params, activation): the file is then also a --model block list
+    blocks: tuple[dict[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.per_cut:
+            names = [r.meta.get("cut") for r in self.records]
+            if not names:
+                raise ParameterError("constants", "a per-cut record needs at least one cut")
+            bad = [n for n in names if not isinstance(n, str) or not n]
+            if bad:
+                raise ParameterError(
+                    "constants", f"every record of a per-cut file names its cut in meta.cut ({bad[0]!r})"
+                )
+            dup = sorted({str(n) for n in names if names.count(n) > 1})
+            if dup:
+                raise ParameterError("constants", f"cut '{dup[0]}' has two records")
+
+    @property
+    def cuts(self) -> tuple[str, ...]:
+        """The cuts measured, in order (a single record measured without a cut: none)."""
+        return tuple(c for r in self.records if isinstance(c := r.meta.get("cut"), str) and c)
+
+    def at(self, cut: str) -> Constants:
+        """The record measured at ``cut``."""
+        for r in self.records:
+            if r.meta.get("cut") == cut:
+                return r
+        raise ParameterError("constants", f"no record for cut '{cut}' (measured at: {', '.join(self.cuts) or 'none'})")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"format": CUTS_FORMAT, "meta": self.meta}
+        if self.blocks:  # top-level "model" and "blocks": `--model FILE` reads the file as the model measured
+            out.update({"model": self.meta.get("model", "model"), "blocks": list(self.blocks)})
+        return {**out, "cuts": [r.to_dict() for r in self.records]}
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The file as JSON; written atomically to ``path`` when given."""
+        text = json.dumps(self.to_dict(), indent=2) + "\n"
+        if path is not None:
+            write_atomic(Path(path), text)
+        return text
+
+    @classmethod
+    def from_dict(cls, d: Any) -> CutConstants:
+        """A per-cut file's contents, or a single record (``per_cut`` false)."""
+        if not isinstance(d, Mapping) or d.get("format") != CUTS_FORMAT:  # one record (its errors as ever)
+            one = Constants.from_dict(d)
+            return cls(records=(one,), meta=dict(one.meta), per_cut=False)
+        meta, recs, blocks = d.get("meta", {}), d.get("cuts"), d.get("blocks", [])
+        if not isinstance(meta, Mapping) or not isinstance(recs, list):
+            raise ParameterError("constants", "a per-cut file has 'meta' (an object) and 'cuts' (a list of records)")
+        if not isinstance(blocks, list) or not all(isinstance(b, Mapping) for b in blocks):
+            raise ParameterError("constants", "'blocks' must be a list of objects (name, params, activation)")
+        records = tuple(Constants.from_dict(r) for r in recs)
+        return cls(records=records, meta=dict(meta), blocks=tuple(dict(b) for b in blocks))
+
+    @classmethod
+    def load(cls, path: str | Path) -> CutConstants:
+        return cls.from_dict(read_json(path))
+
+    def __str__(self) -> str:
+        return "\n\n".join(f"cut {r.meta.get('cut')}:\n{r}" for r in self.records)

@@ -33,6 +33,7 @@ __all__ = [
     "merge_params",
     "missing_hint",
     "not_",
+    "refuse_unused",
     "resolve",
 ]
 
@@ -229,6 +230,25 @@ def missing_hint(result_id: str, name: str) -> str:
         "zo": "a setting of your zeroth-order estimator",
     }.get(e.group, "a setting of your run")
     return f"{e.meaning}; {how}"
+
+
+def refuse_unused(results: Sequence[Result | str], names: Sequence[str]) -> None:
+    """A given name that none of ``results`` uses (its bound, hypotheses or the defaults that fill them in) is
+    refused in one line, never silently dropped. Unknown names are left to :func:`resolve`, which says so."""
+    rs = [as_result(x) for x in results]
+    for key in names:
+        if all(_unused_by(r, key) for r in rs):
+            uses = sorted(set().union(*(set(r.parameters()) for r in rs)))
+            ids = ", ".join(r.id for r in rs)
+            raise ParameterError(key, f"not used by {ids}: give only its names ({', '.join(uses)})")
+
+
+def _unused_by(r: Result, key: str) -> bool:
+    name = key if lexicon.is_known(key) else lexicon.aliases_for(r.paper).get(key)
+    if name is None:
+        return False  # unknown: resolve() refuses it, listing the paper's aliases
+    need = set(r.parameters()) | {d.name for d in r.defaults}
+    return name not in need and name not in _used_by_defaults(r, sorted(need))
 
 
 def _used_by_defaults(r: Result, need: Sequence[str]) -> set[str]:

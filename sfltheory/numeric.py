@@ -71,13 +71,15 @@ def _mp_function(expr: sp.Expr) -> tuple[tuple[str, ...], Callable[..., Any]]:
     return tuple(a.name for a in args), sp.lambdify(args, expr, modules="mpmath")
 
 
-def exact(expr: sp.Expr, values: Mapping[str, Any], j: int) -> Any:
+def exact(expr: sp.Expr, values: Mapping[str, Any], j: int, shape: tuple[int, ...] | None = None) -> Any:
     """``expr`` at element ``j`` of the (broadcast) ``values`` in mpmath arithmetic (30 digits or more, any
     exponent): no overflow or underflow, so a float's inf, NaN or 0 can be told from the true value. A value in
-    ``values`` may itself be an mpmath number. Returns an mpmath number, or None for x/0 and forms mpmath cannot
-    evaluate."""
+    ``values`` may itself be an mpmath number. ``j`` indexes ``shape`` (default: the broadcast of the values
+    ``expr`` reads; a caller whose index runs over more values, a step-size branch over all its inputs, gives
+    their shape). Returns an mpmath number, or None for x/0 and forms mpmath cannot evaluate."""
     names, f = _mp_function(expr)
-    shape = np.broadcast_shapes(*(np.shape(values[n]) for n in names))
+    if shape is None:
+        shape = np.broadcast_shapes(*(np.shape(values[n]) for n in names))
     args = []
     for n in names:
         v = values[n]

@@ -111,10 +111,10 @@ def plot_plan(plan: Plan, path: str | Path) -> Path:
         has_cuts = plan.model is not None and len(plan.cuts) > 1
         fig, axes = plt.subplots(1, 2 if has_cuts else 1, figsize=(11, 4) if has_cuts else (6.4, 4), squeeze=False)
         ax = axes[0, 0]
-        colours = cut_colours(plt, len(plan.cuts))
+        looks = cut_looks(plt, len(plan.cuts), plan.grid.size)
         for i, c in enumerate(plan.cuts):
             y = np.where(np.isfinite(obj[i]), obj[i], np.nan)
-            ax.plot(plan.grid, y, label=c.cut.name if c.cut else plan.result, color=colours[i])
+            ax.plot(plan.grid, y, label=c.cut.label if c.cut else plan.result, **looks[i])
             for rp in c.rules[:1]:
                 if rp.point is not None and not rp.why_not:
                     j = int(np.argmin(np.abs(plan.grid - rp.point.value)))
@@ -124,6 +124,10 @@ def plot_plan(plan: Plan, path: str | Path) -> Path:
             i = plan.cuts.index(best)
             j = int(np.argmin(np.abs(plan.grid - best.best.value)))
             ax.scatter([plan.grid[j]], [obj[i, j]], label="optimum", **OPTIMUM)
+            if plan.grid.size > 1 and j in (0, plan.grid.size - 1):  # no interior optimum in the grid searched
+                ax.annotate(f"optimum at the grid's edge ({plan.over} = {plan.grid[j]:g}): widen --grid",
+                            (plan.grid[j], obj[i, j]), xytext=(-8, 12), textcoords="offset points",
+                            ha="right" if j else "left", fontsize=7, color="#D55E00")  # fmt: skip
         if any(c.rules for c in plan.cuts):
             ax.scatter([], [], label="paper's rule", **PAPER_RULE)
         ax.set_xscale("log" if plan.grid.size > 1 and plan.grid[-1] / plan.grid[0] > 50 else "linear")
@@ -134,7 +138,7 @@ def plot_plan(plan: Plan, path: str | Path) -> Path:
         ax.legend(ncol=2 if len(plan.cuts) > 8 else 1, fontsize=7)
         if has_cuts:
             ax2 = axes[0, 1]
-            names = [c.cut.name if c.cut else "-" for c in plan.cuts]
+            names = [c.cut.label if c.cut else "-" for c in plan.cuts]
             vals = [c.best.bound if plan.objective == "bound" and c.best else _objective(c.best) for c in plan.cuts]
             xs = np.arange(len(names))
             ax2.plot(xs, vals, marker="o", color=PALETTE[0])
@@ -147,8 +151,17 @@ def plot_plan(plan: Plan, path: str | Path) -> Path:
             ax2.set_ylabel(f"best {ylabel}")
             ax2.set_title(f"{plan.model}: best {ylabel} at each cut (over {plan.over})")
             ax2.legend()
-        fig.tight_layout()
+        fig.text(0.01, 0.005, plan_caption(plan), fontsize=7, ha="left", va="bottom", wrap=True)
+        fig.tight_layout(rect=(0, 0.06, 1, 1))
         return save(fig, path)
+
+
+def plan_caption(plan: Plan) -> str:
+    """The constants a plan figure assumes: the given values, and those measured at each cut."""
+    given = ", ".join(f"{k} = {np.asarray(v).item():g}" if np.ndim(v) == 0 else f"{k} = {np.asarray(v).tolist()}"
+                      for k, v in plan.params.items())  # fmt: skip
+    per_cut = "; per cut: " + ", ".join(plan.per_cut) if plan.per_cut else ""
+    return f"assumed constants: {given or 'none given'}{per_cut}"
 
 
 def cut_colours(plt: Any, n: int) -> list[Any]:
@@ -156,6 +169,22 @@ def cut_colours(plt: Any, n: int) -> list[Any]:
     if n <= len(PALETTE):
         return list(PALETTE[:n])
     return [plt.cm.viridis(x) for x in np.linspace(0.0, 0.9, n)]
+
+
+LINE_STYLES = ("-", "--", ":", "-.")
+CUT_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "*")
+
+
+def cut_looks(plt: Any, n: int, points: int) -> list[dict[str, Any]]:
+    """One look per cut line, each different in colour, line style and marker (markers evenly spaced along the
+    drawn line, about 8 per line, offset per line so they do not sit on top of each other)."""
+    colours = list(PALETTE[:n]) if n <= len(PALETTE) else [plt.cm.tab10(i % 10) for i in range(n)]
+
+    def every(i: int) -> tuple[float, float] | None:  # fractions of the drawn line's length; every point if few
+        return (0.02 + 0.1 * i / max(n, 1), 0.1) if points > 8 else None
+
+    return [{"color": colours[i], "ls": LINE_STYLES[i % len(LINE_STYLES)], "marker": CUT_MARKERS[i % len(CUT_MARKERS)],
+             "markevery": every(i), "markersize": 4} for i in range(n)]  # fmt: skip
 
 
 def _objective(ch: Any) -> float:
@@ -201,7 +230,7 @@ def plot_cuts(table: CutTable, path: str | Path) -> Path:
         ax.plot(xs, [c.d_c for c in table.cuts], marker="o", label="client parameters d_c")
         if all(c.activation is not None for c in table.cuts):
             ax.plot(xs, [c.activation for c in table.cuts], marker="s", label="activation values per sample")
-        ax.set_xticks(xs, [c.name for c in table.cuts], rotation=60, ha="right", fontsize=7)
+        ax.set_xticks(xs, [c.label for c in table.cuts], rotation=60, ha="right", fontsize=7)
         ax.set_yscale("log")
         ax.set_xlabel("cut (after block)")
         ax.set_title(f"{table.model}: d = {table.d:,}")
@@ -387,7 +416,7 @@ def plan_panels(fig: Any, plan: Plan, marks: tuple[tuple[float, str], ...] = ())
     colours = [plt.cm.viridis(x) for x in np.linspace(0.0, 0.85, len(plan.cuts))]  # input side dark
     for i, c in enumerate(plan.cuts):
         assert c.cut is not None
-        ax.plot(grid, bound[i], color=colours[i], label=f"{c.cut.name} (d_c = {c.cut.d_c:,})")
+        ax.plot(grid, bound[i], color=colours[i], label=f"{c.cut.label} (d_c = {c.cut.d_c:,})")
     rule_x, rule_y = [], []
     for i, c in enumerate(plan.cuts):
         for rp in c.rules[:1]:
@@ -404,7 +433,7 @@ def plan_panels(fig: Any, plan: Plan, marks: tuple[tuple[float, str], ...] = ())
         ax.scatter(
             [best.best.value],
             [best.best.bound],
-            label=f"optimum: {best.cut.name}\nat tau = {best.best.value:g}",
+            label=f"optimum: {best.cut.label}\nat tau = {best.best.value:g}",
             **OPTIMUM,
         )
     if rule_x:

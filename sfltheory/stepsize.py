@@ -202,7 +202,7 @@ def _branch_bound(
         assert roots is not None
         bound, code = np.array(bound, dtype=float, ndmin=1), np.array(code, ndmin=1)
         for j in np.flatnonzero(exact_at.ravel()):
-            found = _exact_root(r, h, step, roots, others, int(j))
+            found = _exact_root(r, h, step, roots, others, int(j), tuple(shape))
             if found is not None:
                 bound.flat[j], code.flat[j] = found
                 todo.flat[j] = False
@@ -278,18 +278,25 @@ def _subset(values: Mapping[str, Value], shape: tuple[int, ...], idx: np.ndarray
 
 
 def _exact_root(
-    r: Result, h: Hypothesis, step: str, roots: tuple[sp.Expr, ...], values: Mapping[str, Value], j: int
+    r: Result,
+    h: Hypothesis,
+    step: str,
+    roots: tuple[sp.Expr, ...],
+    values: Mapping[str, Value],
+    j: int,
+    shape: tuple[int, ...],
 ) -> tuple[float, int] | None:
     """The branch's largest step at point ``j`` in arbitrary-exponent arithmetic, from the roots checked there
     exactly; None when no root is confirmed (then it is bisected). A largest step outside the float range is
-    refused (an overflow to inf would read as "unconstrained", an underflow to 0 as "infeasible")."""
+    refused (an overflow to inf would read as "unconstrained", an underflow to 0 as "infeasible"). ``j`` indexes
+    the branch's ``shape`` (all its inputs broadcast), which a root or term may read only part of."""
     terms = _slack_terms(r, h, step)
     cand = []
     for e in roots:
-        v = to_mp(exact(e, values, j))
+        v = to_mp(exact(e, values, j, shape))
         if v is None or v <= 0:
             continue
-        t = [to_mp(exact(term, {**values, step: v}, j)) for term in terms]
+        t = [to_mp(exact(term, {**values, step: v}, j, shape)) for term in terms]
         if any(x is None for x in t):
             continue
         if abs(sum(t)) <= _ROOT_RTOL * sum(abs(x) for x in t):
@@ -297,7 +304,7 @@ def _exact_root(
     if not cand:
         return None
     best = min(cand)
-    sl = to_mp(exact(_slack_in_step(r, h, step), {**values, step: best / 2}, j))
+    sl = to_mp(exact(_slack_in_step(r, h, step), {**values, step: best / 2}, j, shape))
     if sl is not None and sl < 0:
         return 0.0, _NEVER
     if abs(best) > FLOAT_MAX or float(best) == 0.0:

@@ -67,7 +67,8 @@ TOP_FIELDS = ("results", "vocabulary")
 RESULT_FIELDS = ("id", "kind", "title", "reference", "where", "lhs", "statement", "rate", "step", "assumptions",
                  "terms", "hypotheses", "defaults", "notation", "notes", "experiment")  # fmt: skip
 # how `sfltheory verify` runs a user result (sfltheory.experiments.Experiment's fields; checked there)
-EXPERIMENT_FIELDS = ("algorithm", "step_to", "lhs", "params", "algorithm_only", "noise", "M", "at_choice", "note")
+EXPERIMENT_FIELDS = ("algorithm", "step_to", "lhs", "params", "algorithm_only", "noise", "M", "at_choice", "note",
+                     "sampled", "d", "d_c")  # fmt: skip
 RESULT_REQUIRED = ("id", "kind", "title", "reference", "where", "lhs", "terms")
 WHERE_FIELDS = ("label", "equation", "section")
 TERM_FIELDS = ("name", "latex", "meaning")

@@ -45,6 +45,14 @@ def test_main_job_writes_reports(tmp_path: Path) -> None:
     # d_s = 57_000_000 - 23_296 = 56_976_704: 1/(1200 * 113_953_410)
     assert e["max_eta"] == pytest.approx(1 / (1200 * 113_953_410))
     assert not list(tmp_path.glob(".*"))  # no temporary files left behind
+    if (tmp_path / "thm43_digits_cnn.txt").exists():  # Theorem 4.3 with L[clients] measured, not the global L
+        thm43 = (tmp_path / "thm43_digits_cnn.txt").read_text()
+        assert "L = L[clients]" in thm43 and "fallback" not in thm43
+    # README.md says what each file is: every file the job wrote has its row, every row names files that exist
+    readme = (tmp_path / "README.md").read_text()
+    rows = [ln.split("`")[1] for ln in readme.splitlines() if ln.startswith("| `")]
+    assert all(list(tmp_path.glob(r)) for r in rows), rows
+    assert {p.name for p in tmp_path.iterdir() if p.is_file()} <= set(rows)
 
 
 def test_readme_worked_example_is_current(capsys: pytest.CaptureFixture[str]) -> None:

@@ -61,7 +61,8 @@ def test_notebook_executes(source: Path, kernel_dir: Path, tmp_path: Path, monke
     jupytext, nbclient, KernelSpecManager, KernelManager = _tooling()
     monkeypatch.setenv("SFLTHEORY_NB_SMALL", "1")
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own default (inline figures)
-    monkeypatch.setenv("SFLTHEORY_NB_OUT", str(tmp_path))  # where a notebook may write files
+    # where a notebook may write files; a folder not made yet, as a user's would be: the notebook makes it
+    monkeypatch.setenv("SFLTHEORY_NB_OUT", str(tmp_path / "nb-out"))
     before = set(NOTEBOOKS.iterdir())
     nb = jupytext.read(source)
     km = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir)]))

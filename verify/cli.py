@@ -14,7 +14,7 @@ from typing import Any
 
 from sfltheory.cliargs import EXIT_USAGE, count_arg, parse_assignments, positive_arg
 from sfltheory.errors import ParameterError
-from sfltheory.experiments import EXPERIMENTS, NO_EXPERIMENT
+from sfltheory.experiments import EXPERIMENTS, NO_EXPERIMENT, without_experiment
 from verify.spec import MeasureSpec, TrendSpec, flag, named_by, shape
 
 # The commands import what runs them (the trainer, the estimators, the pipeline) inside their functions: those
@@ -55,6 +55,11 @@ def _measure_parser(sub: Any) -> None:
         "--cut",
         help="split after this block: its name, or its 1-based index L_c in `sfltheory cuts`; a name wins, so on an "
         "nn.Sequential --cut 1 is the block named '1' (the second)",
+    )
+    s.add_argument(
+        "--cuts",
+        help="measure at each cut: 'all' or a comma list (names or indices); writes one record per cut, which "
+        "`plan --model M --constants FILE` uses cut by cut",
     )
     s.add_argument("--state", metavar="FILE", help="a state_dict to load (measure a trained model)")
     s.add_argument("--loss", default="auto", help="ce, mse or auto (ce for integer labels)")
@@ -125,9 +130,10 @@ def measure_spec_of(a: argparse.Namespace) -> Any:
 
     def make() -> MeasureSpec:
         what = tuple(w for w in a.what.split(",") if w) if a.what else None
+        cuts = tuple(c.strip() for c in a.cuts.split(",")) if a.cuts is not None else None
         sample = shape("measure.input_shape", a.input_shape) if a.input_shape else None
         return MeasureSpec(
-            model=a.model, data=a.data, input_shape=sample, cut=a.cut,
+            model=a.model, data=a.data, input_shape=sample, cut=a.cut, cuts=cuts,
             state=a.state, loss=a.loss, what=what, for_id=a.for_id, clients=a.clients, partition=a.partition,
             batch=a.batch, probes=a.probes, tol=a.tol, fstar=a.fstar, lam=a.lam, P=a.P, zo_form=a.zo_form,
             steps=a.steps, every=a.every, lr=a.lr, train_batch=a.train_batch, run_dir=a.run_dir, device=a.device,
@@ -187,6 +193,9 @@ def _train_parser(sub: Any) -> None:
     s.add_argument("--server-step", type=positive_arg("--server-step"), help="seconds per server step, whole model")
     s.add_argument("--bandwidth", type=positive_arg("--bandwidth"), help="bytes/s per client link")
     s.add_argument("--json", action="store_true", help="print the run (configuration and records) as JSON")
+    s.add_argument(
+        "--tensorboard", metavar="DIR", help="also write the records as TensorBoard scalars here (extra: tensorboard)"
+    )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=flagged(_cmd_train))
 
@@ -213,9 +222,16 @@ def _cmd_train(a: argparse.Namespace) -> int:
             print(_list_text())
         return 0
     spec = train_spec(a)
+    from verify.runs import require_tensorboard, write_tensorboard
     from verify.train.launch import launch
 
+    if a.tensorboard:
+        require_tensorboard(f"--tensorboard {a.tensorboard}")  # before any work
     r = launch(spec, progress=not (a.quiet or a.json))
+    if a.tensorboard:
+        write_tensorboard(r.records, a.tensorboard)
+        if not a.json:
+            print(f"TensorBoard scalars written to {a.tensorboard}")
     if a.json:
         print(json.dumps(r.to_dict(), indent=1, allow_nan=False))
     else:
@@ -340,7 +356,7 @@ def _verify_parser(sub: Any) -> None:
     s.add_argument("assignments", nargs="*", metavar="name=value", help=argparse.SUPPRESS)
     s.add_argument("--all", action="store_true", help="every result that has an experiment")
     s.add_argument("--list", action="store_true", help="the results with an experiment, and why the others have none")
-    s.add_argument("--T", type=count_arg("--T"), default=40, help="rounds (default 40)")
+    s.add_argument("--T", type=count_arg("--T"), help="rounds (default 40; T=VALUE is the same)")
     s.add_argument(
         "--seeds",
         type=count_arg("--seeds"),
@@ -355,7 +371,6 @@ def _verify_parser(sub: Any) -> None:
     s.add_argument(
         "--points",
         type=count_arg("--points"),
-        default=3,
         help="rounds of the trajectory where a model's constants are measured (default 3: x^0, x^T/2, x^T)",
     )
     s.add_argument("--batch", type=count_arg("--batch"), help="mini-batch (default 4 on a quadratic, 32 on a model)")
@@ -376,6 +391,20 @@ def _verify_parser(sub: Any) -> None:
         "with --out each writes trend_NAME.png and the report gets a Trends section",
     )
     s.add_argument("--json", action="store_true", help="print the verifications as JSON")
+    s.add_argument(
+        "--run",
+        metavar="PATH",
+        help="check a run that already exists: a run.json of `train --out` (or its folder), a CSV or JSON Lines log "
+        "with columns t and gradnorm2 (settings as name=value or '# name=value' lines), or a TensorBoard folder",
+    )
+    s.add_argument(
+        "--constants",
+        metavar="FILE",
+        action="extend",
+        nargs="+",
+        help="with --run: `sfltheory measure --out` records; several (e.g. measured at several rounds): their sup",
+    )
+    s.add_argument("--tags", metavar="Q=TAG,...", help="with --run on TensorBoard: gradnorm2=TAG[,loss=TAG]")
     s.set_defaults(func=flagged(_cmd_verify))
 
 
@@ -383,14 +412,19 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     if a.list:
         for rid, e in EXPERIMENTS.items():
             print(f"{rid:30s} {e.algorithm:16s} {e.lhs:8s} {e.problem}")
-        for rid, why in NO_EXPERIMENT.items():
-            print(f"{rid:30s} -                no experiment: {why}")
+        for rid, why in without_experiment().items():  # every other result, with its reason
+            print(f"{rid:30s} -                {why if rid not in NO_EXPERIMENT else 'no experiment: ' + why}")
         return 0
     job = verify_job(a)
     from verify.pipeline.job import run_job
 
     say = (lambda s: None) if a.json else (lambda s: print(s, file=sys.stderr))
     o = run_job(job, say=say)
+    if a.run is not None and not a.json:  # the answer first, one line per result
+        from verify.pipeline.fromrun import answer
+
+        for v in o.done:
+            print(answer(v))
     if a.out and o.written and not a.json:
         print(f"report written to {o.written[0]}")
     if a.json:
@@ -443,8 +477,14 @@ def verify_job(a: argparse.Namespace) -> Any:
             raise ParameterError("--trend", f"unknown trend check '{name}' (known: {', '.join(CHECKS)})")
     if not ids and not trend_names:
         raise ParameterError("ID", "name a result to verify, or --all, or --trends (sfltheory verify --list)")
-    flat = {**names, "T": a.T, "seeds": a.seeds, "batch": a.batch, "points": a.points, "problem": a.problem,
-            "order": a.order, **model_problem_flat(a)}  # fmt: skip
+    if a.run is not None or a.constants or a.tags:
+        return run_verify_job(a, ids, names, bool(trend_names))
+    flags = {"T": a.T, "seeds": a.seeds, "batch": a.batch, "points": a.points, "problem": a.problem,
+             "order": a.order, **model_problem_flat(a)}  # fmt: skip
+    for k, v in flags.items():  # a name given as name=value and as its flag is one thing: once, or equal
+        if k in names and v is not None and names[k] != v:
+            raise ParameterError(k, f"given as {k}={names[k]:g} and as --{k.replace('_', '-')} {v}: give it once")
+    flat = {**names, **{k: v for k, v in flags.items() if v is not None}}
     on_model = any(v is not None for v in model_problem_flat(a).values()) and a.problem is None
     if a.all and on_model:  # a corollary's step is a function of T: those run on the exact quadratics only
         skipped = [rid for rid in ids if EXPERIMENTS[rid].at_choice]
@@ -458,6 +498,29 @@ def verify_job(a: argparse.Namespace) -> Any:
                    for r in ids)  # fmt: skip
     return Job(checks=checks, worst_case=a.worst_case, trends=tuple(TrendSpec(name=n) for n in trend_names),
                out=a.out)  # fmt: skip
+
+
+def run_verify_job(a: argparse.Namespace, ids: list[str], names: dict[str, Any], trends: bool) -> Any:
+    """``verify ID --run PATH``: one :class:`verify.spec.CheckSpec` per result against the run on disk; the flags
+    that run the algorithm (--T, --seeds, --points, a problem, --worst-case, trends, --all) are refused, since the
+    run fixes its rounds, problem and settings."""
+    from verify.parse import check_spec
+    from verify.pipeline.job import Job
+
+    if a.run is None:
+        raise ParameterError("--constants" if a.constants else "--tags", "reads a run from disk: add --run PATH")
+    refused = {"--all": a.all, "--trends/--trend": trends, "--worst-case": a.worst_case, "--problem": a.problem,
+               "--seeds": a.seeds, "--T": a.T is not None or "T" in names,
+               "--points": a.points not in (None, 3),
+               **{flag(f"problem.{k}"): v for k, v in model_problem_flat(a).items() if k not in ("loss_fn",)},
+               "--loss": a.loss}  # fmt: skip
+    for name, given in refused.items():
+        if given:
+            raise ParameterError(name, "runs the algorithm; --run checks a run that exists (its rounds, problem "
+                                 "and settings are the run's)")  # fmt: skip
+    flat = {**names, "run": a.run, "constants": a.constants, "tags": a.tags, "batch": a.batch, "order": a.order}
+    checks = tuple(with_flags(check_spec, {**flat, "result": r}) for r in ids)
+    return Job(checks=checks, out=a.out)
 
 
 __all__ = ["EXIT_DIVERGED", "EXIT_USAGE", "register", "run_text"]

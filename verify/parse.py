@@ -19,6 +19,7 @@ from sfltheory.errors import ParameterError, SflTheoryError
 from sfltheory.experiments import experiment
 from sfltheory.registry import origin, user_experiment
 from verify.problems import QuadraticProblem
+from verify.runs import digest, parse_tags, read_run, run_constants, run_theory, sort_run_names
 from verify.spec import (
     FIELDS,
     MODEL_KEYS,
@@ -73,12 +74,14 @@ def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> Che
     ``practical``; the problem as a run's flat form names it (``problem`` None with no model names: the
     result's default problem; ``"quadratic"``: the default quadratic; a file: that quadratic, read now; model
     names, ``partition`` by default non-IID, as heterogeneity is what the bounds are about); ``order``; and
-    ``name=value``s, sorted for the result: on a quadratic each is a constant of the bound (an override); on
-    a model the theorem's step sets the ``given`` leg, the algorithm's parameters go to the run and the
-    bound's other names are given constants. Unknown names are refused here, before any work."""
+    ``name=value``s, sorted for the result (:func:`sort_names`): the theorem's step sets a ``given`` leg, the
+    algorithm's parameters go to the run (and the bound), the bound's other names are constants (on a quadratic
+    an override of the exact value). Every name is used or refused here, before any work."""
     p = {k: v for k, v in m.items() if v is not None}
     result = text("result", p.pop("result", None))
     exp = experiment_of(result)
+    if p.get("run") is not None:
+        return run_check_spec(result, exp, p)
     run = {k: integer(k, p.pop(k), low=low) for k, low in (("T", 2), ("seeds", 1), ("batch", 1), ("points", 1))
            if k in p}  # fmt: skip
     practical = boolean("practical", p.pop("practical", True))
@@ -124,21 +127,23 @@ def check_problem(p: dict[str, Any], exp: Any, *, partition: str) -> ProblemSpec
 
 
 def sort_names(result: str, exp: Any, names: Mapping[str, Any], *, on_model: bool) -> dict[str, Any]:
-    """``name=value``s of a check as ``overrides`` (a quadratic), or ``step``/``params``/``overrides`` (a model)."""
+    """``name=value``s of a check as ``step``/``params``/``overrides``, each used or refused here, before any work.
+
+    The theorem's step sets a ``given`` leg (next to the admissible one); the algorithm's parameters go to the
+    run (and to the bound when the result names them too, e.g. ``K``); the bound's other names are constants:
+    on a quadratic an override of the exact value, on a model a given constant. A name the step sets through
+    the theorem (``eta_s`` when the step is ``eta``), a step given to a corollary that chooses its own, and any
+    other name are refused."""
     r = st.get(result)
     used = set(r.parameters())
-    for k, v in names.items():
-        if isinstance(v, list | tuple) or (hasattr(v, "ndim") and getattr(v, "ndim", 0) > 0):
-            raise ParameterError(k, "verify takes one value per name (a grid is `sfltheory sweep`)")
-    if not on_model:
-        for k, v in names.items():
-            if k not in used:
-                raise ParameterError(k, f"result '{result}' does not use it (it uses: {', '.join(sorted(used))})")
-            number(k, v)
-        return {"overrides": {k: float(v) for k, v in names.items()}}
     takes = {s.name for s in get(exp.algorithm).takes}
     plan: dict[str, Any] = {"step": None, "params": {}, "overrides": {}}
     for k, v in names.items():
+        if isinstance(v, list | tuple) or (hasattr(v, "ndim") and getattr(v, "ndim", 0) > 0):
+            raise ParameterError(k, "verify takes one value per name (a grid is `sfltheory sweep`)")
+        if k == r.step and exp.at_choice:
+            raise ParameterError(k, f"'{result}' sets its step as a function of T (the corollary's own choice): "
+                                 "verify its parent theorem at a given step")  # fmt: skip
         if k == r.step:
             plan["step"] = number(k, v, positive=True)
         elif k in exp.step_to:
@@ -148,9 +153,38 @@ def sort_names(result: str, exp: Any, names: Mapping[str, Any], *, on_model: boo
         elif k in used:
             plan["overrides"][k] = number(k, v)
         else:
-            raise ParameterError(k, f"neither a parameter of {exp.algorithm} nor a name of '{result}' "
-                                 f"({', '.join(sorted(takes | used))})")  # fmt: skip
+            known = ", ".join(sorted(takes | used))
+            if on_model:
+                raise ParameterError(k, f"neither a parameter of {exp.algorithm} nor a name of '{result}' ({known})")
+            raise ParameterError(k, f"result '{result}' does not use it, nor does {exp.algorithm} take it ({known})")
+    if plan["params"]:
+        plan["params"] = check_params(exp.algorithm, plan["params"])  # its domains, before any work
     return plan
 
 
-__all__ = ["check_params", "check_problem", "check_spec", "experiment_of", "run_spec", "sort_names"]
+# the names of a check that run the algorithm: a check of a run read from disk takes its rounds and problem from it
+NOT_WITH_RUN = ("T", "seeds", "points", "practical", "problem", *MODEL_KEYS)
+
+
+def run_check_spec(result: str, exp: Any, p: dict[str, Any]) -> CheckSpec:
+    """A check of a run that already exists (``run``: a run.json or its folder, a CSV / JSON Lines log, a
+    TensorBoard folder with ``tags``), checked now as everything is: the log read row by row, the settings it
+    states merged with the ``name=value``s (a contradiction refused), the constants files read (``constants``: a
+    path or a list), and every setting and constant the result needs found (:func:`verify.runs.run_theory`)."""
+    run = text("run", p.pop("run"))
+    files = p.pop("constants", None) or ()
+    files = tuple(text("constants", f) for f in ([files] if isinstance(files, str) else files))
+    tags = parse_tags(p.pop("tags", None))
+    for k in NOT_WITH_RUN:
+        if k in p:
+            raise ParameterError(FIELDS.get(k, k), "runs the algorithm; a run read from disk (--run) fixes its "
+                                 "rounds, problem and settings itself")  # fmt: skip
+    settings, given = sort_run_names(result, exp, p)
+    log = read_run(run, tags=tags)
+    run_theory(result, exp, log, run_constants(files, log), settings=settings, given=given)  # everything checked
+    return CheckSpec(result=result, T=log.rounds, run=run, constants=files, tags=tags, params=settings,
+                     overrides=given, digest=digest(run, files))  # fmt: skip
+
+
+__all__ = ["check_params", "check_problem", "check_spec", "experiment_of", "run_check_spec", "run_spec",
+           "sort_names"]  # fmt: skip

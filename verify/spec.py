@@ -42,8 +42,9 @@ FLAGS: dict[str, str] = {
     **{f"measure.{k}": f"--{k.replace('_', '-')}" for k in (
         "model", "data", "input_shape", "cut", "state", "loss", "what", "clients", "partition", "batch", "probes",
         "tol", "fstar", "lam", "P", "zo_form", "steps", "every", "lr", "train_batch", "run_dir", "device", "chunk",
-        "threads", "seed")},
+        "threads", "seed", "cuts", "float64")},
     "measure.for_id": "--for",
+    "run": "--run", "constants": "--constants", "tags": "--tags",
 }  # fmt: skip
 
 
@@ -402,7 +403,13 @@ class CheckSpec(Keyed):
     constants (those no run measures, or a measured one replaced), ``step`` is the theorem's step of a ``given``
     leg and ``params`` the algorithm's other parameters; the constants are measured at ``points`` rounds.
     ``seeds`` None: 24 Monte-Carlo seeds on a quadratic, 3 runs on a model; ``batch`` None: 4 on a quadratic,
-    32 on a model."""
+    32 on a model.
+
+    ``run``: a run that already exists (a ``run.json``, its folder, a CSV / JSON Lines log, a TensorBoard event
+    folder) is checked instead of running one (:mod:`verify.pipeline.fromrun`): ``params`` are then the run's
+    settings a log does not state, ``overrides`` given constants, ``constants`` measured records (their sup),
+    ``tags`` the TensorBoard scalars, ``digest`` the SHA-256 of the files read (the check's identity: a changed
+    file is never a stale cache hit). A check without a run has the key it had before these fields."""
 
     result: str
     T: int = 40
@@ -414,10 +421,20 @@ class CheckSpec(Keyed):
     step: float | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     overrides: Mapping[str, float] = field(default_factory=dict)
+    run: str | None = None
+    constants: tuple[str, ...] = ()
+    tags: Mapping[str, str] = field(default_factory=dict)
+    digest: str | None = None
 
     def __post_init__(self) -> None:
         text("result", self.result)
         integer("T", self.T, low=2)
+        if self.run is not None:
+            text("run", self.run)
+        elif self.constants or self.tags:
+            raise ParameterError("constants" if self.constants else "tags", "reads a run from disk: add run = PATH")
+        for c in self.constants:
+            text("constants", c)
         if self.seeds is not None:
             integer("seeds", self.seeds, low=1)
         if self.batch is not None:
@@ -435,6 +452,13 @@ class CheckSpec(Keyed):
     def batch_size(self, on_model: bool) -> int:
         return self.batch if self.batch is not None else (32 if on_model else 4)
 
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.run is None:  # a check that reads no run keeps the key it had before runs could be read
+            for k in ("run", "constants", "tags", "digest"):
+                out.pop(k, None)
+        return out
+
 
 # --- a measurement --------------------------------------------------------------------------------------------------
 
@@ -442,8 +466,9 @@ class CheckSpec(Keyed):
 @dataclass(frozen=True, kw_only=True)
 class MeasureSpec(Keyed):
     """The constants of a model on data (``sfltheory measure``): at the initialisation (or ``state``), per part of
-    the split after ``cut``, across ``clients`` partitioned by ``partition``; ``what`` the groups to measure (None:
-    the default set), ``for_id`` a result whose assumptions pick what is measured; the estimators' settings
+    the split after ``cut`` (or at each of ``cuts``: one record per cut), across ``clients`` partitioned by
+    ``partition``; ``what`` the groups to measure (None: the default set), ``for_id`` a result whose assumptions
+    pick what is measured; the estimators' settings
     (``probes``, ``tol``, ``lam``, ``P``, ``zo_form``, ``chunk``, ``fstar``); ``steps`` SGD steps measured every
     ``every`` (a trajectory, saved to and resumed from ``run_dir``); the device, precision, threads and seed."""
 
@@ -451,6 +476,7 @@ class MeasureSpec(Keyed):
     data: str
     input_shape: tuple[int, ...] | None = None
     cut: str | None = None
+    cuts: tuple[str, ...] | None = None  # measure at each of these cuts (("all",): every cut), one record per cut
     state: str | None = None
     loss: str = "auto"
     what: tuple[str, ...] | None = None
@@ -493,6 +519,15 @@ class MeasureSpec(Keyed):
         if self.zo_form not in ("spsa", "forward"):
             raise ParameterError("measure.zo_form", f"must be spsa or forward (got {self.zo_form!r})")
         device_name("measure.device", self.device)
+        if self.cuts is not None:
+            if self.cut is not None:
+                raise ParameterError("measure.cuts", "measures every cut named; not with cut (give one of them)")
+            if not self.cuts or any(not isinstance(c, str) or not c for c in self.cuts):
+                raise ParameterError("measure.cuts", f"must be 'all' or a list of cut names (got {self.cuts!r})")
+            if "all" in self.cuts and len(self.cuts) > 1:
+                raise ParameterError("measure.cuts", "'all' or a list of cuts, not both")
+            if self.run_dir is not None:
+                raise ParameterError("measure.cuts", "one run directory holds one cut's run: measure cuts one by one")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,31 +11,19 @@ import numpy as np
 
 from .. import report
 from ..cliargs import parse_assignments
-from ..constants import Constants
 from ..errors import ParameterError, SflTheoryError
-from ..evaluate import evaluate
+from ..evaluate import evaluate, refuse_unused
 from ..plan.search import solve
 from ..registry import get
 from ..stepsize import max_step, step_family
+from .answers import bound_answer, step_answer, tau_sweep_answer, tau_sweep_table
 from .cuts import ModelCuts, cuts_of, model_args
-from .output import print_json
+from .measured import with_constants
+from .output import print_json, shown
+from .planning import parse_grid
 
 EXIT_STEP_VIOLATES = 1  # check-lr: the given step violates a stated branch
-
-
-def _with_constants(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
-    """Measured constants (``--constants FILE``) the result needs, overridden by name=value pairs."""
-    if not getattr(a, "constants", None):
-        return params
-    c = Constants.load(a.constants)
-    measured, notes = c.params_for(a.id)
-    # printed by main() once the command has succeeded: bad input still gets its one error line alone
-    deferred = a.__dict__.setdefault("deferred_notes", [])
-    deferred.extend(f"# {n}" for n in notes)
-    # Another variant standing in for what an assumption needs (L for L[clients] under "every local objective is
-    # L-smooth"): one warning line each, unless the value is given on the command line.
-    deferred.extend(f"sfltheory: warning: {w}" for w in c.fallbacks(a.id, given=params))
-    return {**measured, **params}
+TAU_GRID = "1:32"  # check-lr's tau sweep when the result has tau and it is not given
 
 
 def _with_cut(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
@@ -58,12 +46,28 @@ def _with_cut(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cmd_bound(a: argparse.Namespace) -> int:
-    ev = evaluate(a.id, _with_cut(a, _with_constants(a, parse_assignments(a.params))))
+    ev = evaluate(a.id, _with_cut(a, with_constants(a, parse_assignments(a.params))))
     if a.json:
         print_json(report.bound_dict(ev))
     else:
-        print(report.bound_text(ev))
+        print(shown(a, f"{bound_answer(ev)}\n{report.bound_text(ev)}"))
     return 0
+
+
+def _tau_grid(a: argparse.Namespace, params: dict[str, Any]) -> np.ndarray | None:
+    """check-lr's tau sweep: the ``--grid`` values (default :data:`TAU_GRID`) when the result has tau and it is
+    not given; None when tau is given (``--grid`` then refused) or the result has none."""
+    has_tau = "tau" in get(a.id).parameters()
+    if not has_tau or "tau" in params:
+        if a.grid is not None:
+            why = "tau is given" if has_tau else f"{a.id} has no tau"
+            raise ParameterError("--grid", f"sweeps tau when it is left out; {why}")
+        return None
+    grid = parse_grid(a.grid if a.grid is not None else TAU_GRID)
+    assert grid is not None
+    if grid.size == 0 or np.any(grid < 1) or np.any(grid != np.round(grid)):
+        raise ParameterError("--grid", "tau values must be integers >= 1")
+    return np.unique(grid)
 
 
 def _best_steps(rid: str, params: dict[str, Any]) -> dict[str, Any] | None:
@@ -88,17 +92,27 @@ def _best_steps(rid: str, params: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _cmd_check_lr(a: argparse.Namespace) -> int:
-    params = _with_cut(a, _with_constants(a, parse_assignments(a.params)))
+    given = parse_assignments(a.params)
+    refuse_unused([a.id], list(given))  # used or refused: never a silently dropped name
+    params = _with_cut(a, with_constants(a, given))
+    taus = _tau_grid(a, params)
+    if taus is not None:
+        params["tau"] = taus
     sc = max_step(a.id, params)
     best = _best_steps(a.id, params)
     if a.json:
-        print_json({**report.step_dict(sc), "bound_at": best})
+        print_json({**report.step_dict(sc), "bound_at": best, **({} if taus is None else {"tau": taus})})
     else:
-        print(report.step_text(sc))
+        table = report.step_text(sc) if taus is None else tau_sweep_table(sc, taus)
+        lines = [step_answer(sc) if taus is None else tau_sweep_answer(sc, taus), table]
         if best is not None:
             m, j = best["largest_feasible"], best["bound_minimising"]
-            print(f"bound at the largest feasible {sc.step} = {report.num(m['step'])}: {report.num(m['bound'])}")
-            print(f"bound-minimising {sc.step} = {report.num(j['step'])}: bound {report.num(j['bound'])}")
+            lines.append(f"bound at the largest feasible {sc.step} = {report.num(m['step'])}: {report.num(m['bound'])}")
+            lines.append(f"bound-minimising {sc.step} = {report.num(j['step'])}: bound {report.num(j['bound'])}")
+        print(shown(a, "\n".join(lines)))
+    if taus is not None:  # over tau: the step is fine when some tau admits it
+        mx = np.asarray(sc.max_step, dtype=float)
+        return EXIT_STEP_VIOLATES if sc.given is not None and not bool(np.any(float(np.max(sc.given)) <= mx)) else 0
     if sc.given is not None and any(
         b.source == "statement" and b.holds is not None and not bool(np.all(b.holds)) for b in sc.branches
     ):
@@ -112,6 +126,7 @@ def register(sub: Any, model_cuts: ModelCuts | None) -> None:
     s.add_argument("id")
     s.add_argument("params", nargs="*", metavar="name=value")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--wide", action="store_true", help="tables and lines in full, not fitted to 120 columns")
     model_args(s, required=False, model_cuts=model_cuts)
     s.add_argument("--cut", help="with --model: fix d_c and d_s at this cut (a block name or its 1-based index)")
     s.set_defaults(func=_cmd_bound)
@@ -122,12 +137,16 @@ def register(sub: Any, model_cuts: ModelCuts | None) -> None:
         help="step-size conditions branch by branch, the largest feasible step",
         description="Checks the step size (given as name=value) against every branch of the result's step-size "
         "condition and prints the largest feasible step. Exit status: 0 when the given step satisfies every "
-        "stated branch (or no step is given), 1 when it violates one (for a sweep: any value), 2 on bad input.",
+        "stated branch (or no step is given), 1 when it violates one (for a sweep: any value), 2 on bad input. "
+        "A result with tau, run without tau, is checked over a grid of tau (--grid, default 1:32): exit 1 then "
+        "when no tau admits the step.",
     )
     s.add_argument("id")
     s.add_argument("params", nargs="*", metavar="name=value")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--wide", action="store_true", help="tables and lines in full, not fitted to 120 columns")
     s.add_argument("--constants", metavar="FILE", help="measured constants (sfltheory measure --out FILE)")
     model_args(s, required=False, model_cuts=model_cuts)
     s.add_argument("--cut", help="with --model: fix d_c and d_s at this cut (a block name or its 1-based index)")
+    s.add_argument("--grid", help=f"without tau: the tau values to check, FIRST:LAST or a comma list ({TAU_GRID})")
     s.set_defaults(func=_cmd_check_lr)

@@ -11,15 +11,18 @@ import numpy as np
 
 from ..cliargs import count_arg, parse_assignments, positive_arg
 from ..errors import ParameterError
+from ..evaluate import refuse_unused
 from ..plan import plan, render
-from ..plan.compare import compare
+from ..plan.compare import compare, parse_entry
 from ..plan.timemodel import TimeModel, parse_distribution
 from ..plotting import check_path
+from .answers import plan_answer
 from .cuts import ModelCuts, cuts_of, model_args
-from .output import emit
+from .measured import cut_constants, with_constants
+from .output import emit, shown
 
 
-def _grid(raw: str | None) -> np.ndarray | None:
+def parse_grid(raw: str | None) -> np.ndarray | None:
     if raw is None:
         return None
     lo, sep, hi = raw.partition(":")
@@ -77,28 +80,38 @@ def _time_model(a: argparse.Namespace, params: dict[str, Any]) -> TimeModel | No
 
 def _cmd_plan(a: argparse.Namespace) -> int:
     params = parse_assignments(a.params)
+    refuse_unused([a.id], list(params))  # used or refused: never a silently dropped name
     if a.plot:
         check_path(a.plot)
     timing = [a.client_time, a.client_dist, a.server_step, a.bandwidth]
     if a.eps is None and any(x is not None for x in timing):
         raise ParameterError("--eps", "the time model gives the time to reach bound <= eps: give eps too")
-    cuts = cuts_of(a) if a.model else None
+    table = cuts_of(a) if a.model else None
+    cuts = table
     if a.cut is not None:
-        if cuts is None:
+        if table is None:
             raise ParameterError("--cut", "needs --model: the model whose cut it is")
-        cuts = dataclasses.replace(cuts, cuts=(cuts.by_name(a.cut),))
+        cuts = dataclasses.replace(table, cuts=(table.by_name(a.cut),))
+    per_cut: dict[str, list[float]] = {}
+    if a.constants and table is not None and cuts is not None:
+        measured, per_cut = cut_constants(a, a.id, table, cuts.cuts, params)
+        params = {**measured, **params}
+    elif a.constants:
+        params = with_constants(a, params)
     p = plan(
         a.id,
         params,
         cuts=cuts,
         over=a.over,
-        grid=_grid(a.grid),
+        grid=parse_grid(a.grid),
         step=a.step,
         require=a.require,
         eps=a.eps,
         time_model=_time_model(a, params),
+        per_cut=per_cut,
     )
-    emit(a, p, render.plan_dict, str, "plot_plan")  # a plan prints as its table (records.plan_text)
+    # a plan prints as its answer in words, then its table (records.plan_text)
+    emit(a, p, render.plan_dict, lambda x: f"{plan_answer(x)}\n{x}", "plot_plan")
     return 0 if p.feasible else 1
 
 
@@ -107,12 +120,16 @@ def _cmd_compare(a: argparse.Namespace) -> int:
     params = parse_assignments([x for x in a.items if "/" not in x.partition("=")[0]])
     if a.plot:
         check_path(a.plot)
-    rows = compare(ids, params, eps=a.eps, step=a.step, require=a.require)
+    measured: dict[str, dict[str, Any]] = {}
+    if a.constants:
+        for rid in dict.fromkeys(parse_entry(x)[0] for x in ids):
+            measured[rid] = {k: v for k, v in with_constants(a, params, rid).items() if k not in params}
+    rows = compare(ids, params, eps=a.eps, step=a.step, require=a.require, measured=measured)
     emit(a, rows, render.compare_dict, render.compare_text, "plot_compare")
     if a.eps is not None and "T" not in params and not a.json:
         # without T the bound column is the bound's floor as T -> infinity: what eps is compared with
-        print("bound: its limit as T -> infinity (no T given), the floor eps must lie above; give T=... for the "
-              "bound after T rounds")  # fmt: skip
+        floor = "bound: its limit as T -> infinity (no T given), the floor eps must lie above; give T=... for the "
+        print(shown(a, floor + "bound after T rounds"))
     return 0
 
 
@@ -128,7 +145,13 @@ def _search_args(s: argparse.ArgumentParser) -> None:
         help="hypotheses that must hold: the statement's, or also the proof's and implicit ones",
     )
     s.add_argument("--json", action="store_true")
+    s.add_argument("--wide", action="store_true", help="tables and lines in full, not fitted to 120 columns")
     s.add_argument("--plot", metavar="FILE", help="draw the figure into FILE (.png, .pdf or .svg)")
+    s.add_argument(
+        "--constants",
+        metavar="FILE",
+        help="measured constants (sfltheory measure --out FILE; with --model, --cuts all gives each cut its own)",
+    )
 
 
 def _time_args(s: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import lexicon
 from ..builtin import PAPERS
 from ..errors import ParameterError
-from ..evaluate import ArrayLike, as_result
+from ..evaluate import ArrayLike, as_result, refuse_unused
 from ..registry import get
 from ..result import Result
 from .search import Require, rounds_to, solve
@@ -62,8 +62,12 @@ def compare(
     eps: float | None = None,
     step: str = "auto",
     require: Require = "statement",
+    measured: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[Row]:
-    """Each entry evaluated on ``params`` (plus its overrides); names a result does not use are ignored."""
+    """Each entry evaluated on ``params`` (plus its overrides); a name some results do not use is theirs only,
+    a name no entry uses (or an entry's override its result does not use) is refused.
+    ``measured``: by result id, measured constants that result needs (``Constants.params_for``), used where
+    neither ``params`` nor the entry gives the name."""
     if isinstance(entries, str) or not all(isinstance(e, str) for e in entries):
         raise ParameterError("ids", f"must be a list of result ids such as ['mu_splitfed/thm4.1'] (got {entries!r})")
     if not isinstance(params, Mapping):
@@ -73,6 +77,10 @@ def compare(
     for k, v in params.items():
         if np.ndim(v):
             raise ParameterError(k, "compare takes one value per parameter, not a sweep: give each value as an entry")
+    parsed = [parse_entry(e) for e in entries]
+    refuse_unused([rid for rid, _ in parsed], list(params))  # a name no entry uses is refused, not dropped
+    for rid, over in parsed:
+        refuse_unused([rid], list(over))
     rows = []
     for entry in entries:
         rid, over = parse_entry(entry)
@@ -82,7 +90,7 @@ def compare(
                 raise ParameterError(
                     k, f"given for every entry ({k}={params[k]:g}) and in entry '{entry}': give it in one place"
                 )
-        p: dict[str, Any] = {**params, **over}
+        p: dict[str, Any] = {**(measured or {}).get(rid, {}), **params, **over}
         p = {k: v for k, v in p.items() if _uses(r, k)}
         bound = stepv = None
         binding = None

@@ -35,6 +35,14 @@ class CutPoint:
     activation: int | None = None  # values per sample sent across the cut
     flops_c: float | None = None  # forward FLOPs per sample on the client side
     flops: float | None = None  # forward FLOPs per sample of the whole model
+    # the class of the block before the cut (Conv2d ...), where it is a torch module: a label, not part of the cut
+    layer: str | None = field(default=None, compare=False)
+
+    @property
+    def label(self) -> str:
+        """The name as tables and figures show it: an ``nn.Sequential``'s blocks are named 0, 1, ..., so a
+        numeric name carries its layer type, ``3 (Conv2d)``."""
+        return f"{self.name} ({self.layer})" if self.name.isdigit() and self.layer else self.name
 
     @property
     def d(self) -> int:
@@ -117,7 +125,7 @@ def cuts_from_blocks(
         f_c += b.flops or 0.0
         if d_c == 0 or d_c == d:  # a cut with an empty side is no split
             continue
-        cuts.append(CutPoint(b.name, i, d_c, d - d_c, b.activation, f_c if known_flops else None, total_flops))
+        cuts.append(CutPoint(b.name, i, d_c, d - d_c, b.activation, f_c if known_flops else None, total_flops, b.layer))
     return CutTable(model, d, tuple(cuts), input_shape, tuple(blocks))
 
 

@@ -102,10 +102,45 @@ def _column(xs: Sequence[float | None]) -> np.ndarray:
     return np.asarray(xs, dtype=float)[:, None]
 
 
-def cut_columns(r: Result, cuts: CutTable | None, given: Mapping[str, Any]) -> CutColumns:
+def per_cut_columns(
+    r: Result, cuts: CutTable | None, given: Mapping[str, Any], per_cut: Mapping[str, Sequence[float]] | None
+) -> dict[str, np.ndarray]:
+    """Parameters that differ by cut (measured at each cut: ``sfltheory measure --cuts all``) as columns, one value
+    per cut of ``cuts``; a name may not also be given, nor be part of the split."""
+    if not per_cut:
+        return {}
+    if not isinstance(per_cut, Mapping):
+        raise ParameterError(
+            "per_cut", f"must be a mapping of name to one value per cut (got {type(per_cut).__name__})"
+        )
+    if cuts is None:
+        raise ParameterError("per_cut", "values per cut need the model's cuts")
+    out: dict[str, np.ndarray] = {}
+    for k, v in per_cut.items():
+        name = canonical(r, k)
+        if name in SPLIT_NAMES:
+            raise ParameterError(k, "the model's cuts give the split: not a value per cut")
+        if name in given:
+            raise ParameterError(k, "given as a value and as a value per cut; give one")
+        try:
+            col = np.asarray(v, dtype=float)
+        except (TypeError, ValueError):
+            raise ParameterError(k, "values per cut must be numbers") from None
+        if col.ndim != 1 or col.size != len(cuts.cuts):
+            raise ParameterError(k, f"needs one value per cut: {len(cuts.cuts)} cuts, got shape {col.shape}")
+        if not np.all(np.isfinite(col)):
+            raise ParameterError(k, "values per cut must be finite")
+        out[name] = col[:, None]
+    return out
+
+
+def cut_columns(
+    r: Result, cuts: CutTable | None, given: Mapping[str, Any], per_cut: Mapping[str, Sequence[float]] | None = None
+) -> CutColumns:
     """Expand ``cuts`` into parameter columns for ``r``; ``given`` (the user's parameters) may not hold the
     split the cuts give, and ``q_smash``, when ``r`` needs it and it is not given, needs every cut's
-    activation size."""
+    activation size. ``per_cut``: more parameters, one value per cut (:func:`per_cut_columns`)."""
+    extra = per_cut_columns(r, cuts, given, per_cut)
     if cuts is None:
         return CutColumns([None])
     rparams = set(r.parameters())
@@ -120,6 +155,7 @@ def cut_columns(r: Result, cuts: CutTable | None, given: Mapping[str, Any]) -> C
         if any(a is None for a in acts):
             raise ParameterError("q_smash", f"{r.id} needs the activation size at each cut; the model table lacks it")
         params["q_smash"] = _column(acts)
+    params.update(extra)
     return CutColumns(
         list(cuts.cuts),
         params,

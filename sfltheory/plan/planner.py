@@ -11,7 +11,7 @@ papers' rule points) and :mod:`.notes` (the text).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..evaluate import ArrayLike, as_result
 from ..result import Result
@@ -39,6 +39,7 @@ def plan(
     require: Require = "statement",
     eps: float | None = None,
     time_model: TimeModel | None = None,
+    per_cut: Mapping[str, Sequence[float]] | None = None,
 ) -> Plan:
     """Plan ``result`` over the integer parameter ``over`` (on ``grid``, default 1..1000) and the cuts.
 
@@ -49,14 +50,15 @@ def plan(
 
     The pieces: :mod:`.grid` spans the (cuts x values) grid, :mod:`.objective` evaluates what is minimised
     on it, :mod:`.selection` picks each cut's best feasible point and the rule points, :mod:`.notes` writes
-    the text.
+    the text. ``per_cut``: parameters that differ by cut (constants measured at each cut), one value per cut of
+    ``cuts``.
     """
     r = as_result(result)
     check_search(r, params, cuts, over)
     p = canonical_params(r, params)
     values = grid_of(over, p.pop(over, None), grid)
     check_objective(p, over, eps, time_model, cuts_given=cuts is not None)
-    columns = cut_columns(r, cuts, p)
+    columns = cut_columns(r, cuts, p, per_cut)
     p.update(columns.params)
     p[over] = values[None, :]
     og = objective_grid(
@@ -77,6 +79,7 @@ def plan(
         og.curves,
         [],
         time_model,
+        {canonical(r, k): [float(x) for x in v] for k, v in (per_cut or {}).items()},
     )
     add_notes(out, choices, split_free=columns.split_free)
     return out

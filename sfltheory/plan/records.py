@@ -81,6 +81,7 @@ class Plan:
     curves: dict[str, np.ndarray]  # "objective", "bound", "feasible": arrays (cuts x grid)
     notes: list[str] = field(default_factory=list)
     time_model: TimeModel | None = None
+    per_cut: dict[str, list[float]] = field(default_factory=dict)  # parameters that differ by cut, one per cut
 
     @property
     def feasible(self) -> bool:
@@ -124,7 +125,7 @@ def objective_value(ch: Choice | None) -> float:
 
 def cut_name(c: CutPoint | None) -> str:
     """A cut's name as the notes and reasons write it."""
-    return c.name if c is not None else "(no model)"
+    return c.label if c is not None else "(no model)"
 
 
 def _secs(v: float | None) -> str:
@@ -148,6 +149,8 @@ def plan_text(p: Plan) -> str:
     ]
     if p.model:
         lines.append(f"model {p.model}: d = {p.d:,}, {len(p.cuts)} cuts")
+    if p.per_cut:
+        lines.append(f"measured at each cut: {', '.join(p.per_cut)} (each cut's own value; --json: per_cut)")
     rule = p.cuts[0].rules[0].choice if p.cuts and p.cuts[0].rules else None
     lines.append(_table(p, rule))
     best = p.best
@@ -173,7 +176,7 @@ def _table(p: Plan, rule: PaperChoice | None) -> str:
     for c in p.cuts:
         b = c.best
         row = [
-            c.cut.name if c.cut else "-",
+            c.cut.label if c.cut else "-",
             f"{c.cut.d_c:,}" if c.cut else "-",
             count_text(c.cut.activation) if c.cut else "-",
             f"{b.value:g}" if b else "infeasible",

@@ -61,6 +61,7 @@ def plan_dict(p: Plan) -> dict[str, Any]:
         "objective": p.objective,
         "eps": p.eps,
         "params": p.params,
+        "per_cut": p.per_cut,
         "model": p.model,
         "d": p.d,
         "feasible": p.feasible,

@@ -257,6 +257,12 @@ THM43 = ["L=1", "F=2.3", "eta_g=1", "sigma_c2=1", "sigma_s2=1", "eps2=0.5", "lam
 @example(  # found by this test: the server's time underflows to 0 (eq. (12) read it as inf)
     blocks=GOOD_BLOCKS, m="2", timing={"--server-step": "5e-324", "--client-dist": "expon:loc=1,scale=2"}, plot=""
 )
+@example(  # found by this test: an exact root at point 15 of the 8 taus x 2 cuts read a term over the 8 taus only
+    blocks=[{"name": "b", "params": 1.0}, {"name": "a", "params": 0.0}, {"name": "c", "params": 1.0}],
+    m="1.9352503793987892e+153",
+    timing={},
+    plot="",
+)
 @example(blocks=GOOD_BLOCKS, m="2", timing={}, plot="afile/x.png")  # cause 5: under a file
 @example(blocks=GOOD_BLOCKS, m="2", timing={}, plot="dir.png")  # cause 5: onto a directory
 def test_plan(

@@ -63,7 +63,9 @@ def test_bound_matches_the_hand_calculation(capsys) -> None:
     assert d["terms"] == pytest.approx({"optimisation": 0.02, "noise": 0.1}, rel=1e-12)
     assert d["applies"] is True and d["hypotheses"][0]["slack"] == pytest.approx(0.4)
     rc, out, _ = run(capsys, "bound", "mine/sgd", *NUMBERS, "eta=0.1", *R)  # --results after the command too
-    assert rc == 0 and out.startswith("mine/sgd: bound = 0.12")
+    # the answer first, then the table
+    assert rc == 0 and out.startswith("mine/sgd: the bound is 0.12; every hypothesis holds")
+    assert "mine/sgd: bound = 0.12" in out.splitlines()[1]
 
 
 def test_bound_of_the_corollary_derives_its_step(capsys) -> None:

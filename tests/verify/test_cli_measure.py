@@ -282,3 +282,29 @@ def test_measure_is_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
         assert main([*ARGS, "--clients", "2", "--what", "sigma2,F", "--json"]) == 0
         runs.append(_json(capsys)["constants"])
     assert runs[0] == runs[1]
+
+
+def test_measure_at_every_cut_writes_one_record_per_cut(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # four_linears has cuts after blocks "0", "1", "2": each record is the same measurement with --cut at that block
+    from sfltheory.constants import CutConstants
+
+    base = ["measure", "--model", f"{__name__}:four_linears", "--data", SMALL, "--what", "sigma2", "--float64",
+            "--quiet"]  # fmt: skip
+    out = tmp_path / "cuts.json"
+    assert main([*base, "--cuts", "all", "--out", str(out)]) == 0
+    per_cut = CutConstants.load(out)
+    assert per_cut.cuts == ("0", "1", "2")
+    for cut in ("0", "2"):  # the one-cut measurement, made independently, equals the record of that cut
+        one = tmp_path / f"one{cut}.json"
+        assert main([*base, "--cut", cut, "--out", str(one)]) == 0
+        alone, rec = Constants.load(one), per_cut.at(cut)
+        for key in ("sigma_c2[pooled]", "sigma_s2[max]", "d_c"):
+            got, want = rec.get(key), alone.get(key)
+            assert got is not None and want is not None and got.value == pytest.approx(want.value, rel=1e-12)
+    # d_c by hand: 30 parameters in block 0, 30 + 35 + 24 = 89 up to block 2
+    d0, d2 = per_cut.at("0").get("d_c"), per_cut.at("2").get("d_c")
+    assert d0 is not None and d2 is not None and (d0.value, d2.value) == (30, 89)
+    capsys.readouterr()
+    assert main([*base, "--cuts", "all", "--cut", "1"]) == 2  # one cut or every cut, not both
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--cut" in err[0], err

@@ -114,3 +114,13 @@ def test_a_check_sorts_name_value_for_its_result() -> None:
     with pytest.raises(ParameterError) as e:
         check_spec({"result": "sl_noniid/thm1", "order": "fixed"})
     assert e.value.name == "params.order" and flag(e.value.name) == "--order"
+
+
+def test_every_measure_field_is_printed_as_its_flag() -> None:
+    # an error naming a measure field reaches the user as the flag that sets it (found missing for --cuts)
+    from dataclasses import fields
+
+    from verify.spec import MeasureSpec
+
+    for f in fields(MeasureSpec):
+        assert flag(f"measure.{f.name}").startswith("--"), f.name

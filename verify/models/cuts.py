@@ -488,19 +488,24 @@ def model_cuts(
 
 
 def resolve_cut(table: CutTable, cut: str | int) -> CutPoint:
-    """The cut named ``cut`` (a block name), or at 1-based index ``cut`` as ``sfltheory cuts`` lists it. A name
-    wins over an index: an ``nn.Sequential``'s blocks are named "0", "1", ..., and ``"1"`` is the block named
-    "1" (the second), not the first cut."""
+    """The cut named ``cut`` (a block name), or at 1-based index ``cut`` as ``sfltheory cuts`` lists it, or after
+    the stage (an opened container) named ``cut``: ``layer2`` of a ResNet is the cut after its last block,
+    ``layer2.1`` (:func:`stage_cuts`). A name wins over an index: an ``nn.Sequential``'s blocks are named "0",
+    "1", ..., and ``"1"`` is the block named "1" (the second), not the first cut."""
     names = [c.name for c in table.cuts]
     if isinstance(cut, str) and cut in names:
         return table.cuts[names.index(cut)]
+    stages = stage_cuts(table) if isinstance(cut, str) else {}
+    if isinstance(cut, str) and cut in stages:
+        return stages[cut]
     if isinstance(cut, int) or (isinstance(cut, str) and cut.isdigit()):
         i = int(cut)
         if not 1 <= i <= len(table.cuts):
             raise ParameterError("cut", f"must be a cut index in 1..{len(table.cuts)} or a cut name (got {cut})")
         return table.cuts[i - 1]
     shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-    raise ParameterError("cut", f"'{cut}' is not a cut of this model (cuts: {shown})")
+    staged = f"; stages: {', '.join(stages)}" if stages else ""
+    raise ParameterError("cut", f"'{cut}' is not a cut of this model (cuts: {shown}{staged})")
 
 
 def stage_cuts(table: CutTable) -> dict[str, CutPoint]:

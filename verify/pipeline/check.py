@@ -8,8 +8,10 @@ is and whether the decay matches (:mod:`verify.pipeline.verdicts`).
   first-order algorithms the left-hand side is exact too (:mod:`verify.pipeline.exact`), for zeroth-order ones a
   Monte-Carlo mean over seeds. Each result runs at the largest step its statement's hypotheses admit (the claim
   as stated) and, where that step is impractically small, at a practical step (where the hypotheses fail, which
-  the record says); a corollary whose step is a function of T runs once per T at its own choice. ``overrides``
-  replace constants in the bound (e.g. to see what an underestimated sigma2 does); the run is unchanged.
+  the record says), or at the user's ``step`` (a ``given`` leg) instead; a corollary whose step is a function
+  of T runs once per T at its own choice. The user's algorithm parameters (``params``) are the run's, and the
+  bound's where the result names them (``K``, ``tau``); ``overrides`` replace constants in the bound (e.g. to
+  see what an underestimated sigma2 does); the run is unchanged.
 * **On a split torch model** nothing is exact: the algorithm runs over ``seeds`` seeds and the left-hand side is
   their mean with its standard error; along the seed-0 run the constants the result assumes are measured at
   ``points`` rounds and summarised by their sup (:mod:`verify.pipeline.trajectory`), and the bound uses them.
@@ -32,26 +34,35 @@ from typing import Any
 import numpy as np
 
 import sfltheory as st
-from sfltheory import __version__
 from sfltheory.atomic import write_atomic
 from sfltheory.constants import Constants
 from sfltheory.errors import ParameterError
-from sfltheory.experiments import LHS_KINDS, Experiment, experiment
+from sfltheory.experiments import LHS_KINDS, Experiment, experiment, lhs_quantity
 from verify.pipeline.report import clean
 from verify.problems import ModelProblem, Problem, QuadraticProblem, build
 from verify.spec import CheckSpec, ModelSpec, ProblemSpec
 from verify.train import get, run
 
 from .exact import exact_moments
+from .fromrun import verify_run
 from .records import Leg, Verification
 from .trajectory import TrajectoryMeter, derive, measured_rounds
-from .verdicts import exact_applies, failing_hypotheses, leg_from_points, leg_from_series, lhs_series
+from .verdicts import (
+    CONFIDENCE,
+    exact_applies,
+    failing_hypotheses,
+    leg_from_points,
+    leg_from_series,
+    lhs_interval,
+    lhs_series,
+)
 
 PRACTICAL_STEP = 0.05  # times 1/L: a step that trains the default quadratic in tens of rounds
 # the default problem of a result no quadratic satisfies (bounded gradients): an MLP on digits, non-IID clients
 DEFAULT_MODEL = ModelSpec(model="mlp", data="digits", input_shape=(64,), clients=4, partition="dirichlet:0.5")
 MODEL_SEEDS = 3  # seeds on a model problem when none are given (each is a training run)
-QUADRATIC_SEEDS = 24  # Monte-Carlo seeds of a zeroth-order algorithm on a quadratic
+QUADRATIC_SEEDS = 24  # Monte-Carlo seeds of a zeroth-order algorithm on a quadratic: the first stage
+QUADRATIC_SEEDS_CAP = 96  # ... doubled while the verdict is inconclusive (the bound within the interval), up to this
 CACHE_FORMAT = "sfltheory.verification-cache/2"
 
 
@@ -59,8 +70,11 @@ CACHE_FORMAT = "sfltheory.verification-cache/2"
 
 
 def default_problem(exp: Experiment, seed: int = 0) -> QuadraticProblem:
-    """The default exact problem: d = 10 (5 on the client), eigenvalues in [0.1, 1], sigma2 = 1, eps2 = 1, F = 1."""
-    return QuadraticProblem.from_targets(L=1.0, mu=0.1, sigma2=1.0, eps2=1.0 if exp.M > 1 else 0.0, d=10, d_c=5,
+    """The default exact problem: d = 10 (5 on the client; or the experiment's d, d_c), eigenvalues in [0.1, 1],
+    sigma2 = 1, eps2 = 1, F = 1."""
+    d = exp.d or 10
+    d_c = exp.d_c or d // 2
+    return QuadraticProblem.from_targets(L=1.0, mu=0.1, sigma2=1.0, eps2=1.0 if exp.M > 1 else 0.0, d=d, d_c=d_c,
                                          M=exp.M, F=1.0, seed=seed, noise=exp.noise)  # fmt: skip
 
 
@@ -92,19 +106,48 @@ def algorithm_params(exp: Experiment, ev_params: dict[str, Any], step: float) ->
     return out
 
 
+def with_user_params(exp: Experiment, r: Any, user: Mapping[str, Any]) -> Experiment:
+    """``exp`` with the user's algorithm parameters: one the result names too (``K``, ``tau``, ``lam``) is a shared
+    parameter, used by the run and the bound alike (and no longer derived); the others are options of the run.
+    A parameter the theorem's step sets, or one the algorithm does not take, is refused."""
+    takes = {s.name for s in get(exp.algorithm).takes}
+    used = set(r.parameters())
+    for k in user:
+        if k in exp.step_to:
+            raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
+        if k not in takes:
+            raise ParameterError(k, f"not a parameter of {exp.algorithm} ({', '.join(sorted(takes))})")
+    shared = {k: v for k, v in user.items() if k in used or k in exp.params}
+    return dataclasses.replace(
+        exp,
+        params={**exp.params, **shared},
+        algorithm_only={**exp.algorithm_only, **{k: v for k, v in user.items() if k not in shared}},
+        derive={k: v for k, v in exp.derive.items() if k not in user},
+    )
+
+
+def user_notes(user: Mapping[str, Any], r: Any) -> list[str]:
+    """One note per algorithm parameter the user gave: where it is used."""
+    used = set(r.parameters())
+    return [f"{k} = {v}: given (the run{' and the bound' if k in used else ''})" for k, v in user.items()]
+
+
 def gradnorm2_runs(algorithm: str, problem: Problem, algo_params: Mapping[str, Any], T: int, *, seeds: int,
-                   batch: int, exact: bool = False, observe: Any = None) -> np.ndarray:  # fmt: skip
-    """||grad f(x^t)||^2 for t < T: one exact row (``exact``: a first-order algorithm on a quadratic), or one row
-    per seed (inf after a divergence: the rest of the curve is above every bound). ``observe`` is the seed-0
-    run's :func:`verify.train.run` hook (constants measured along the trajectory)."""
+                   batch: int, exact: bool = False, observe: Any = None,
+                   first_seed: int = 0, quantity: str = "gradnorm2") -> np.ndarray:  # fmt: skip
+    """||grad f(x^t)||^2 for t < T (or ``quantity``: ``gradnorm2_server``, its server part): one exact row
+    (``exact``: a first-order algorithm on a quadratic), or one row per seed, seeds ``first_seed`` onwards (inf
+    after a divergence: the rest of the curve is above every bound). ``observe`` is the seed-0 run's
+    :func:`verify.train.run` hook (constants measured along the trajectory)."""
     if exact:
         assert isinstance(problem, QuadraticProblem)  # exact moments exist on a quadratic only
-        return exact_moments(get(algorithm)(**algo_params), problem, T=T, batch=batch).gradnorm2[None, :T]
+        moments = exact_moments(get(algorithm)(**algo_params), problem, T=T, batch=batch)
+        return moments.series(quantity)[None, :T]
     runs = []
-    for s in range(seeds):
+    for s in range(first_seed, first_seed + seeds):
         out = run(get(algorithm)(**algo_params), problem, T=T, batch=batch, seed=s, progress=False,
-                  observe=observe if s == 0 else None)  # fmt: skip
-        series = out.series("gradnorm2")
+                  observe=observe if s == first_seed else None)  # fmt: skip
+        series = out.series(quantity)
         if len(series) < T:
             series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
         runs.append(series[:T])
@@ -160,74 +203,123 @@ def model_theory_params(exp: Experiment, r: Any, problem: Problem, constants: Co
 # --- on an exact quadratic ----------------------------------------------------------------------------------------
 
 
+def seed_stages(seeds: int | None) -> list[int]:
+    """The seed counts of the sequential rule: the user's count alone, else :data:`QUADRATIC_SEEDS` doubled up
+    to :data:`QUADRATIC_SEEDS_CAP`."""
+    if seeds is not None:
+        return [seeds]
+    out = [QUADRATIC_SEEDS]
+    while 2 * out[-1] <= QUADRATIC_SEEDS_CAP:
+        out.append(2 * out[-1])
+    return out
+
+
 def quadratic_leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, Any], mode: str,
-                  step: float, *, T: int, seeds: int, batch: int, exact: bool) -> Leg:  # fmt: skip
-    """One leg at the theorem's step ``step``."""
+                  step: float, *, T: int, seeds: int | None, batch: int, exact: bool) -> Leg:  # fmt: skip
+    r"""One leg at the theorem's step ``step``. Exact: one computation. Monte Carlo: a sequential rule, more
+    seeds where the bound is near: the stages of :func:`seed_stages` run until the verdict is conclusive (the
+    simultaneous interval clear of the bound) or the cap. Each stage's interval is at confidence
+    :math:`1-\alpha/S` over the S stages, so by the union bound the verdict the rule stops at holds at
+    :math:`1-\alpha` (:data:`verify.pipeline.verdicts.CONFIDENCE`), optional stopping included."""
     assert r.step is not None
     ev = st.evaluate(r, {**params, r.step: step, "T": float(T)})
-    g = gradnorm2_runs(exp.algorithm, problem, algorithm_params(exp, ev.params, step), T, seeds=seeds, batch=batch,
-                       exact=exact)  # fmt: skip
-    return leg_from_series(r, exp, mode, step, g, params, T=T)
+    algo = algorithm_params(exp, ev.params, step)
+    if exact:
+        g = gradnorm2_runs(exp.algorithm, problem, algo, T, seeds=1, batch=batch, exact=True,
+                           quantity=lhs_quantity(exp.lhs))  # fmt: skip
+        return leg_from_series(r, exp, mode, step, g, params, T=T, exact=True)
+    stages = seed_stages(seeds)
+    level = 1 - (1 - CONFIDENCE) / len(stages)
+    rows = np.zeros((0, T))
+    for n in stages:
+        more = gradnorm2_runs(exp.algorithm, problem, algo, T, seeds=n - len(rows), batch=batch,
+                              first_seed=len(rows), quantity=lhs_quantity(exp.lhs))  # fmt: skip
+        rows = np.concatenate([rows, more])
+        leg = leg_from_series(r, exp, mode, step, rows, params, T=T, exact=False, confidence=level)
+        if leg.verdict != "inconclusive":
+            break
+    return leg
 
 
 def choice_leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[str, Any], *, T: int, seeds: int,
                batch: int, exact: bool) -> Leg:  # fmt: skip
     """A corollary's own choice of the step depends on T: one run per T on a grid, each at the step the corollary
-    sets for that T, its left-hand side at T against the bound at T."""
+    sets for that T, its left-hand side at T against the bound at T (Monte Carlo: intervals simultaneous over the
+    grid, Bonferroni)."""
     grid = np.unique(np.geomspace(2, T, num=min(T - 1, 6)).round().astype(int)) if T > 2 else np.array([T])
-    lhs_pts, se_pts, bound_pts, steps, failing = [], [], [], [], set()
+    lhs_pts, lo_pts, hi_pts, bound_pts, steps, failing = [], [], [], [], [], set()
     assert r.step is not None
     for t in grid:
         ev = st.evaluate(r, {**params, "T": float(t)})
         step = float(np.asarray(ev.params[r.step]))
         g = gradnorm2_runs(exp.algorithm, problem, algorithm_params(exp, ev.params, step), int(t), seeds=seeds,
-                           batch=batch, exact=exact)  # fmt: skip
-        lhs, se = lhs_series(exp.lhs, g, step)
+                           batch=batch, exact=exact, quantity=lhs_quantity(exp.lhs))  # fmt: skip
+        if exact:
+            lhs, _ = lhs_series(exp.lhs, g, step)
+            lo = hi = lhs
+        else:
+            lhs, lo, hi = lhs_interval(exp.lhs, g, step, m=len(grid))
         lhs_pts.append(lhs[-1])
-        se_pts.append(np.nan if se is None else se[-1])
+        lo_pts.append(lo[-1])
+        hi_pts.append(hi[-1])
         bound_pts.append(float(np.asarray(ev.value)))
         steps.append(step)
         failing |= failing_hypotheses(ev)
-    return leg_from_points("corollary's choice", grid, np.asarray(lhs_pts), None if exact else np.asarray(se_pts),
-                           np.asarray(bound_pts), steps[-1], failing)  # fmt: skip
+    lo_arr = None if exact else np.asarray(lo_pts)
+    hi_arr = None if exact else np.asarray(hi_pts)
+    return leg_from_points("corollary's choice", grid, np.asarray(lhs_pts), lo_arr, hi_arr, np.asarray(bound_pts),
+                           steps[-1], failing, confidence=None if exact else CONFIDENCE,
+                           seeds=1 if exact else seeds)  # fmt: skip
 
 
 def check_on_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem) -> Verification:
     """``spec`` on an exact quadratic (see the module docstring)."""
-    if spec.step is not None or spec.params:
-        raise ParameterError("step" if spec.step is not None else next(iter(spec.params)),
-                             "on an exact quadratic the step is the theorem's largest admissible one and the "
-                             "practical one; set algorithm parameters on a model problem")  # fmt: skip
-    seeds = spec.seeds or QUADRATIC_SEEDS
-    batch = spec.batch_size(False)
     r = st.get(spec.result)
+    assert r.step is not None
+    if spec.step is not None and exp.at_choice:
+        raise ParameterError(r.step, f"'{spec.result}' sets its step as a function of T (the corollary's own "
+                             "choice): verify its parent theorem at a given step")  # fmt: skip
+    exp = with_user_params(exp, r, spec.params)
+    batch = spec.batch_size(False)
     params, notes = theory_params(exp, r, quad, batch)
+    notes += user_notes(spec.params, r)
     used = set(r.parameters())
     for k, v in spec.overrides.items():
-        if k not in used:
-            raise ParameterError(k, f"result '{spec.result}' does not use it (it uses: {', '.join(sorted(used))})")
+        if k not in used or k == r.step or k == "T":
+            raise ParameterError(k, f"result '{spec.result}' does not use it as a constant (its constants: "
+                                 f"{', '.join(sorted(used - {r.step, 'T'}))})")  # fmt: skip
         params[k] = float(v)
-        notes.append(f"{k} = {v:g}: given (overrides the exact value)")
+        notes.append(f"{k} = {v:g}: given (overrides the exact value in the bound; the run is unchanged)")
     measured = {k: float(params[k]) for k in params if k not in exp.params}
-    assert r.step is not None
-    exact = exact_applies(exp.algorithm)
-    method = "exact moments (mean and covariance propagated)" if exact else f"Monte Carlo over {seeds} seeds"
+    exact = exact_applies(exp.algorithm, exp.sampled)
     T = spec.T
     legs: tuple[Leg, ...]
     if exp.at_choice:
-        legs = (choice_leg(exp, r, quad, params, T=T, seeds=seeds, batch=batch, exact=exact),)
+        legs = (choice_leg(exp, r, quad, params, T=T, seeds=spec.seeds or QUADRATIC_SEEDS, batch=batch,
+                           exact=exact),)  # fmt: skip
     else:
         admissible = float(np.asarray(st.max_step(spec.result, {**params, "T": T}).max_step))
         steps = [("admissible", admissible)]
         practical_step = PRACTICAL_STEP / float(params.get("L", 1.0))
-        if spec.practical and practical_step > 1.01 * admissible:
+        if spec.step is not None:  # the user's step always runs, in place of the practical one
+            steps.append(("given", spec.step))
+        elif spec.practical and practical_step > 1.01 * admissible:
             steps.append(("practical", practical_step))
-        legs = tuple(quadratic_leg(exp, r, quad, params, mode, at, T=T, seeds=seeds, batch=batch, exact=exact)
-                     for mode, at in steps)  # fmt: skip
+        legs = tuple(quadratic_leg(exp, r, quad, params, mode, at, T=T, seeds=spec.seeds, batch=batch,
+                                   exact=exact) for mode, at in steps)  # fmt: skip
+    method = "exact moments (mean and covariance propagated)" if exact else monte_carlo_method(legs)
     return Verification(
         result=spec.result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
-        constants=measured, constant_notes=notes, params=params, legs=legs, problem=quadratic_description(quad),
+        constants=measured, constant_notes=notes, params={**params, **{k: v for k, v in spec.params.items()
+        if k not in params}}, legs=legs, problem=quadratic_description(quad), confidence=None if exact else CONFIDENCE,
     )  # fmt: skip
+
+
+def monte_carlo_method(legs: tuple[Leg, ...]) -> str:
+    """How the Monte-Carlo legs were measured, in words: the seeds each used and the intervals."""
+    seeds = sorted({leg.seeds for leg in legs})
+    n = " / ".join(str(x) for x in seeds)
+    return f"Monte Carlo over {n} seeds"  # the intervals' confidence is the record's own field (confidence)
 
 
 # --- on a model ---------------------------------------------------------------------------------------------------
@@ -271,12 +363,14 @@ def model_leg(s: ModelSetting, mode: str, step: float, base: Mapping[str, float]
     algo = {**{k: v for k, v in s.derived.items() if k in takes}, **algorithm_params(exp, ev.params, step)}
     meter = TrajectoryMeter(r.id, s.problem, measured_rounds(s.T, s.points), lam=s.lam, batch=s.batch)
     meter.points, meter.steps = [s.c0], [0]
-    g = gradnorm2_runs(exp.algorithm, s.problem, algo, s.T, seeds=s.seeds, batch=s.batch, observe=meter)
+    g = gradnorm2_runs(exp.algorithm, s.problem, algo, s.T, seeds=s.seeds, batch=s.batch, observe=meter,
+                       quantity=lhs_quantity(s.exp.lhs))  # fmt: skip
     summary = meter.summary()
     theory, notes = model_theory_params(exp, r, s.problem, summary, s.batch, s.given)
     notes += meter.notes
     theory.update(s.derived)
-    return ModelLeg(leg=leg_from_series(r, exp, mode, step, g, theory, T=s.T), summary=summary, theory=theory,
+    return ModelLeg(leg=leg_from_series(r, exp, mode, step, g, theory, T=s.T, exact=False), summary=summary,
+                    theory=theory,
                     notes=notes)  # fmt: skip
 
 
@@ -301,18 +395,7 @@ def model_setting(spec: CheckSpec, exp: Experiment, problem: ModelProblem, say: 
     """The user's parameters checked and folded into the experiment, x^0's constants measured."""
     r = st.get(spec.result)
     assert r.step is not None
-    takes = {s.name for s in get(exp.algorithm).takes}
-    user = dict(spec.params)
-    for k in user:
-        if k in exp.step_to:
-            raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
-        if k not in takes:
-            raise ParameterError(k, f"not a parameter of {exp.algorithm} ({', '.join(takes)})")
-    exp = dataclasses.replace(  # the user's parameters: shared ones replace the experiment's, the rest are options
-        exp,
-        params={**exp.params, **{k: v for k, v in user.items() if k in exp.params}},
-        algorithm_only={**exp.algorithm_only, **{k: v for k, v in user.items() if k not in exp.params}},
-    )
+    exp = with_user_params(exp, r, spec.params)
     lam = exp.params.get("lam")
     given = {**exp.given, **spec.overrides}
     # 32 on a model the user names; a result's default model keeps the quadratic's 4 (as verify always ran it)
@@ -375,7 +458,8 @@ def model_verification(spec: CheckSpec, s: ModelSetting, done: list[ModelLeg]) -
     desc = s.problem.describe()
     n = s.problem.counts()
     return Verification(
-        result=spec.result, algorithm=s.exp.algorithm, method=f"Monte Carlo over {s.seeds} seeds on {desc['name']}",
+        result=spec.result, algorithm=s.exp.algorithm, confidence=CONFIDENCE,
+        method=f"Monte Carlo over {s.seeds} seeds on {desc['name']}",
         lhs=LHS_KINDS[s.exp.lhs], note=s.exp.note, constants=constants, constant_notes=notes,
         params={**s.exp.params, **s.exp.algorithm_only, **s.derived}, legs=tuple(d.leg for d in done),
         problem=f"{desc['name']}: M = {n.M}, d_c = {n.d_c}, d_s = {n.d_s}, constants measured "
@@ -387,7 +471,10 @@ def model_verification(spec: CheckSpec, s: ModelSetting, done: list[ModelLeg]) -
 
 
 def check(spec: CheckSpec, *, progress: Callable[[str], None] | None = None) -> Verification:
-    """Check ``spec.result`` on ``spec.problem`` (or its default problem): see the module docstring."""
+    """Check ``spec.result`` on ``spec.problem`` (or its default problem): see the module docstring. With
+    ``spec.run``, against a run that already exists (:mod:`verify.pipeline.fromrun`)."""
+    if spec.run is not None:
+        return verify_run(spec)
     exp = experiment(spec.result)
     problem = problem_for(exp, spec.problem)
     if isinstance(problem, QuadraticProblem):
@@ -406,7 +493,7 @@ def cached_check(spec: CheckSpec, cache: str | Path | None, **kw: Any) -> Verifi
     if cache is None:
         return check(spec, **kw)
 
-    config = {"format": CACHE_FORMAT, "version": __version__, "spec": spec.to_dict()}
+    config = {"format": CACHE_FORMAT, "version": st.__version__, "spec": spec.to_dict()}
     key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
     path = Path(cache) / f"{spec.result.replace('/', '_').replace('@', '_')}-{key}.json"
     if path.exists():
@@ -424,6 +511,7 @@ __all__ = [
     "MODEL_SEEDS",
     "PRACTICAL_STEP",
     "QUADRATIC_SEEDS",
+    "QUADRATIC_SEEDS_CAP",
     "algorithm_params",
     "cached_check",
     "check",
@@ -432,7 +520,11 @@ __all__ = [
     "default_problem",
     "gradnorm2_runs",
     "model_theory_params",
+    "monte_carlo_method",
     "problem_for",
     "quadratic_description",
+    "seed_stages",
     "theory_params",
+    "user_notes",
+    "with_user_params",
 ]

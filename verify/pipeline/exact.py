@@ -159,6 +159,15 @@ class Moments:
     mean_part: np.ndarray  # ||H (mu_x^t - bbar)||^2
     noise_part: np.ndarray  # tr(H Sigma_xx^t H)
     maps: int
+    gradnorm2_server: np.ndarray | None = None  # E||grad_{x_S} f(x^t)||^2: the server rows of the same
+
+    def series(self, name: str) -> np.ndarray:
+        """A recorded quantity by its run-record name: ``gradnorm2`` or ``gradnorm2_server``."""
+        if name == "gradnorm2":
+            return self.gradnorm2
+        if name == "gradnorm2_server" and self.gradnorm2_server is not None:
+            return self.gradnorm2_server
+        raise KeyError(name)
 
     @property
     def avg(self) -> np.ndarray:
@@ -229,12 +238,15 @@ def exact_moments(
     mu = layout.flat(state0)
     cov = np.zeros((D, D))
     s2 = problem.sigma2 / problem.d
-    mean_part, noise_part = [], []
+    mean_part, noise_part, server_part = [], [], []
+    srv = slice(problem.d_c, problem.d)  # the server's rows of grad f
 
     def record() -> None:
         g = H @ (mu[xs] - bbar)
+        hch = H @ cov[np.ix_(xs, xs)] @ H
         mean_part.append(float(g @ g))
-        noise_part.append(float(np.trace(H @ cov[np.ix_(xs, xs)] @ H)))
+        noise_part.append(float(np.trace(hch)))
+        server_part.append(float(g[srv] @ g[srv] + np.trace(hch[srv, srv])))
 
     record()
     for t in range(T):
@@ -243,4 +255,4 @@ def exact_moments(
         cov = m.A @ cov @ m.A.T + s2 * (m.N @ m.N.T)
         record()
     mp, npart = np.asarray(mean_part), np.asarray(noise_part)
-    return Moments(mp + npart, mp, npart, len(cache))
+    return Moments(mp + npart, mp, npart, len(cache), np.asarray(server_part))

@@ -64,7 +64,7 @@ def run_job(job: Job, *, say: Callable[[str], None] = lambda s: None) -> Outcome
     if job.worst_case:
         for spec in job.checks:
             exp = experiment(spec.result)
-            if exact_applies(exp.algorithm) and exp.problem == "quadratic":
+            if exact_applies(exp.algorithm, exp.sampled) and exp.problem == "quadratic":
                 worst.append(worst_case(spec.result, instances=job.worst_case, T=min(spec.T, 20)))
     checks = []
     for t in job.trends:

@@ -7,12 +7,16 @@ the empirical half, into OUT (default ``out/``); every file is written atomicall
   the plan over every cut and tau = 1..1000 under Theorem 4.3, with Corollary 4.4's rule beside it;
 * ``constants_digits_cnn.json``, ``thm43_digits_cnn.txt``: the constants of the FedAvg CNN on scikit-learn's
   digits (real data), split after ``conv2`` among 4 clients (Dirichlet 0.5 label skew), measured at
-  initialisation, and MU-SplitFed Theorem 4.3 evaluated with them at its largest feasible step;
+  initialisation (L[clients] among them), and MU-SplitFed Theorem 4.3 evaluated with them at its largest feasible step;
 * the plan-train-verify loop (:func:`run_pipeline`): plan tau and the cut with the measured constants, check the
   step sizes, train MU-SplitFed and split learning vs FedAvg at those choices on digits, verify the results that
   have experiments (on exact problems, and on an MLP on digits for the bounded-gradient ones), and write the report.
 
-Everything after the theory pages needs torch: without it they are written alone, with a message.
+Then ``README.md`` (:mod:`verify.pipeline.outreadme`): every file written, what it shows, and the settings.
+The command line prints each stage as it starts (:mod:`verify.pipeline.stages`) and runs the theory pages' symbolic
+audit in a second process alongside the rest, torch on one thread: about two and a half minutes on two CPU cores.
+
+Everything but the theory pages needs torch: without it they are written alone, with a message.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +43,9 @@ from sfltheory.plan.render import cuts_dict, plan_dict
 from sfltheory.plotting import plot_plan, save, style
 from sfltheory.report import bound_text, num
 from sfltheory.stepsize import max_step
+
+from . import outreadme
+from .stages import Progress, Stage
 
 # The worked example of the README: ResNet-18 on CIFAR-10 split among 10 clients.
 RESNET_RESULT = "mu_splitfed/thm4.3"
@@ -70,6 +80,7 @@ def plan_example(out_dir: Path) -> dict[str, str] | None:
 
 
 MEASURE_RESULT = "mu_splitfed/thm4.3"
+MEASURED = ("L", "L_clients", "sigma2", "eps2", "F")  # every constant Theorem 4.3 reads that a model has
 MEASURE_PARAMS: dict[str, float] = {"T": 1000, "tau": 4, "M": 4, "eta_g": 1.0, "lam": 1e-6, "P": 1}
 
 
@@ -86,7 +97,8 @@ def measure_example(every: int = 3) -> dict[str, str] | None:
     ds = digits()
     X, y = ds.X[::every], ds.y[::every]  # every 3rd: 599 of the 1797 images, a minute on two CPU cores
     clients = partition(y, 4, "dirichlet:0.5", seed=0)
-    c = measure(build("cnn", input_size=8), nn.CrossEntropyLoss(), (X, y), "conv2", what=["L", "sigma2", "eps2", "F"],
+    # L_clients: Theorem 4.3 (Assumption 3.2) needs L[clients], each client's own smoothness, not the global L
+    c = measure(build("cnn", input_size=8), nn.CrossEntropyLoss(), (X, y), "conv2", what=MEASURED,
                 clients=clients, tol=1e-2, chunk=600, device="cpu")  # fmt: skip
     c.meta.update({"model": "cnn (FedAvg, 1x8x8)", "data": f"digits[::{every}]", "partition": "dirichlet:0.5"})
     measured, notes = c.params_for(MEASURE_RESULT)
@@ -112,6 +124,15 @@ TAU_GRID = np.arange(1, 5)  # a small grid: the runs stay short (tau server step
 # P = 1 only (its bound has no P: evaluating it at P = 2 is refused)
 ZO = {"P": 1, "lam": 1e-3, "eta_g": 1.0}
 PRACTICAL = {"mu_splitfed": 0.005, "sl": 0.05, "fedavg": 0.05}  # steps that train the digits CNN in 20 rounds
+# The job's settings, chosen to finish in about three minutes on two CPU cores (out/README.md states them):
+TRAIN_T = 20  # training rounds on digits
+EVAL_SAMPLES = 120  # ||grad f||^2 recorded each round on a fixed 120 training samples per client, not all 1438
+VERIFY_T = 20  # rounds of each verification run (the exact corollaries re-run every T of the grid: cost ~ T^2)
+SEEDS = 8  # Monte-Carlo seeds on an exact quadratic (first-order results are exact moments: no seeds)
+MODEL_SEEDS = 3  # runs on a model (the bounded-gradient results)
+# torch on one thread for the whole job (the audit has the other core first): on two shared cores a second torch
+# thread mostly spin-waits; True gives torch both cores back once the measured example is done
+SHARE_AFTER_AUDIT = False
 
 
 def plan_for_digits(c: Constants, T: int) -> dict[str, Any]:
@@ -135,71 +156,95 @@ def plan_for_digits(c: Constants, T: int) -> dict[str, Any]:
 
 def train_digits(planned: dict[str, Any], T: int, out: Path) -> dict[str, Any]:
     """MU-SplitFed at the planned cut and tau, and SL and FedAvg at the same cut, on digits with 4 Dirichlet
-    clients; the runs' JSON under ``out/runs/``."""
+    clients; the runs' JSON under ``out/runs/`` (a rerun with the same settings resumes from there: no work)."""
     from verify.problems import model_problem  # torch, as above
     from verify.train import get, run
 
-    problem = model_problem(model="cnn", data="digits", cut=planned["cut"], clients=4, partition="dirichlet:0.5")
+    problem = model_problem(model="cnn", data="digits", cut=planned["cut"], clients=4, partition="dirichlet:0.5",
+                            eval_samples=EVAL_SAMPLES)  # fmt: skip
     runs = {}
-    algos = {
+    for name, params in algorithms(planned).items():
+        runs[name] = run(get(name)(**params), problem, T=T, batch=32, out=out / "runs" / name, progress=False)
+    return runs
+
+
+def algorithms(planned: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The three runs' parameters: MU-SplitFed at the planned tau, SL and FedAvg at K = 2 local steps."""
+    return {
         "mu_splitfed": {"tau": planned["tau"], "eta_c": PRACTICAL["mu_splitfed"], "eta_s": PRACTICAL["mu_splitfed"],
                         **ZO},
         "sl": {"eta_l": PRACTICAL["sl"], "K": 2},
         "fedavg": {"eta_l": PRACTICAL["fedavg"], "K": 2},
     }  # fmt: skip
-    for name, params in algos.items():
-        runs[name] = run(get(name)(**params), problem, T=T, batch=32, out=out / "runs" / name, progress=False)
-    return runs
 
 
-def figure(runs: dict[str, Any], path: Path) -> None:
+def figure(runs: dict[str, Any], path: Path, planned: dict[str, Any] | None = None) -> None:
+    """The runs' squared gradient norm and loss against the round; the title names the cut, tau and the steps."""
     with style() as plt:
-        fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.4))
+        fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.9))
         for name, r in runs.items():
             axes[0].plot(r.series("t"), r.series("gradnorm2"), label=name)
             axes[1].plot(r.series("t"), r.series("loss"), label=name)
         axes[0].set_yscale("log")
-        axes[0].set_ylabel(r"$\|\nabla f(x^t)\|^2$ (whole training set)")
+        axes[0].set_ylabel(r"$\|\nabla f(x^t)\|^2$" + f" ({EVAL_SAMPLES} samples per client)")
         axes[1].set_ylabel("training loss f(x^t)")
         for ax in axes:
             ax.set_xlabel("round t")
         axes[1].legend()
-        fig.suptitle("digits, FedAvg CNN split at the planned cut, 4 Dirichlet(0.5) clients")
+        title = "digits, FedAvg CNN, 4 Dirichlet(0.5) clients"
+        if planned is not None:
+            steps = ", ".join(f"{k} {v:g}" for k, v in PRACTICAL.items())
+            title += (f": cut after '{planned['cut']}', tau = {planned['tau']} (both planned)\n"
+                      f"steps: {steps}; SL and FedAvg K = 2, batch 32")  # fmt: skip
+        fig.suptitle(title)
         save(fig, path)
+
+
+def _stage(progress: Progress | None, name: str) -> AbstractContextManager[None]:
+    return nullcontext() if progress is None else progress.stage(name)
 
 
 def run_pipeline(
     out_dir: Path,
     constants: Constants,
     *,
-    T: int = 20,
-    verify_T: int = 30,
-    seeds: int = 8,
+    T: int = TRAIN_T,
+    verify_T: int = VERIFY_T,
+    seeds: int = SEEDS,
     results: Sequence[str] | None = None,
+    progress: Progress | None = None,
 ) -> list[Path]:
-    """Plan, check, train, verify (``results``, default every one with an experiment); returns the files written."""
+    """Plan, check, train, verify (``results``, default every one with an experiment); returns the files written.
+    ``progress``: the job's stages (``plan``, ``train``, ``verify``, ``report``), announced as they start."""
     from verify.pipeline import report  # torch, as above
     from verify.pipeline.check import cached_check
     from verify.spec import CheckSpec
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    planned = plan_for_digits(constants, T)
-    runs = train_digits(planned, T, out_dir)
-    figure(runs, out_dir / "train_digits.png")
+    with _stage(progress, "plan"):
+        planned = plan_for_digits(constants, T)
+    with _stage(progress, "train"):
+        runs = train_digits(planned, T, out_dir)
+        figure(runs, out_dir / "train_digits.png", planned)
     vdir = out_dir / "verify"
     ids = list(EXPERIMENTS) if results is None else list(results)
     done = []
-    for rid in ids:  # exact quadratics at mini-batch 4; the results that need a model on the default MLP
-        on_model = EXPERIMENTS[rid].problem == "model" if rid in EXPERIMENTS else False
-        spec = CheckSpec(result=rid, T=verify_T, seeds=3 if on_model else seeds, batch=32 if on_model else 4)
-        done.append(cached_check(spec, vdir / "cache"))
-    written = report.write(done, vdir)
+    with _stage(progress, "verify"):
+        for rid in ids:  # exact quadratics at mini-batch 4; the results that need a model on the default MLP
+            on_model = EXPERIMENTS[rid].problem == "model" if rid in EXPERIMENTS else False
+            spec = CheckSpec(result=rid, T=verify_T, seeds=min(seeds, MODEL_SEEDS) if on_model else seeds,
+                             batch=32 if on_model else 4)  # fmt: skip
+            done.append(cached_check(spec, vdir / "cache"))
+            if progress is not None:
+                print(f"    {rid}: {done[-1].verdict} ({done[-1].method})", flush=True)
+    with _stage(progress, "report"):
+        written = report.write(done, vdir)
     lines = [
         f"plan ({PLAN_RESULT}, measured constants, T = {T}, tau in 1..{TAU_GRID[-1]}): cut '{planned['cut']}', "
         f"tau = {planned['tau']}, largest admissible step {planned['eta_max']:.3g} ({planned['binding']})",
         f"  the admissible step is impractically small; the runs use {PRACTICAL}",
         "",
-        f"training on digits ({T} rounds): final ||grad f||^2, loss, test accuracy",
+        f"training on digits ({T} rounds): final ||grad f||^2 ({EVAL_SAMPLES} samples per client), loss, test accuracy",
     ]
     for name, r in runs.items():
         last = r.records[-1]
@@ -213,27 +258,83 @@ def run_pipeline(
     lines += ["", f"report: {written[0]}"]
     write_atomic(out_dir / "pipeline.txt", "\n".join(lines) + "\n")
     write_atomic(out_dir / "plan_digits.json", json.dumps(planned, indent=2) + "\n")
-    return [out_dir / "pipeline.txt", out_dir / "plan_digits.json", out_dir / "train_digits.png", *written]
+    run_files = sorted(p for name in runs for p in (out_dir / "runs" / name).iterdir() if p.is_file())
+    cache = sorted((vdir / "cache").glob("*.json"))
+    return [out_dir / "pipeline.txt", out_dir / "plan_digits.json", out_dir / "train_digits.png", *written,
+            *run_files, *cache]  # fmt: skip
 
 
-def run(out_dir: Path, measure_every: int = 3, pipeline: bool = True) -> list[Path]:
-    """The whole job into ``out_dir``: the theory pages, the ResNet-18 plan, the measured example and (``pipeline``)
-    the plan-train-verify loop; returns the files written."""
-    files = mainjob.pages()
-    planned = plan_example(out_dir)
-    if planned is None:
-        print("torch is not installed: skipping the ResNet-18 plan (pip install -e .[verify])")
-    else:
-        files.update(planned)
-    measured = measure_example(measure_every)
-    if measured is not None:
-        files.update(measured)
-    written = [out_dir / "plan_resnet18.png"] if planned is not None else []
-    written += mainjob.write(out_dir, files)
-    if measured is not None and pipeline:
-        c = Constants.from_dict(json.loads(measured["constants_digits_cnn.json"]))
-        written += run_pipeline(out_dir, c)
-    return written
+STAGES = (
+    Stage(name="start", does="starting the theory pages (catalogue, errata from a symbolic audit of every result, "
+          "vocabulary, the AlexNet-sized example) in a second process, alongside the stages below", seconds=1),
+    Stage(name="resnet", does="the cuts of ResNet-18 and the plan of tau and the cut under Theorem 4.3", seconds=4),
+    Stage(name="measure", does="measuring L, L[clients], sigma2, eps2, F of the digits CNN (Lanczos, per-sample "
+          "gradients)", seconds=8),
+    Stage(name="plan", does="planning the cut and tau for digits with the measured constants", seconds=1),
+    Stage(name="train", does="training MU-SplitFed, SL and FedAvg on digits at the planned cut and tau", seconds=10),
+    Stage(name="verify", does="verifying each result with an experiment, measured against predicted", seconds=110),
+    Stage(name="report", does="the verification report (HTML, Markdown, JSON, one figure per result)", seconds=12),
+    Stage(name="pages", does="writing the theory pages (waiting for the audit if it is still running)", seconds=2),
+)  # fmt: skip
+
+
+def torch_threads(n: int | None) -> int | None:
+    """Set torch's intra-op threads to ``n`` (None: leave them); the count before, None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    before = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(n)
+    return before
+
+
+def run(
+    out_dir: Path,
+    measure_every: int = 3,
+    pipeline: bool = True,
+    progress: Progress | None = None,
+    background: bool = False,
+) -> list[Path]:
+    """The whole job into ``out_dir``: the ResNet-18 plan, the measured example, (``pipeline``) the plan-train-verify
+    loop and the theory pages, then ``README.md`` (what each file is); returns the files written.
+    ``progress``: announce each stage (the command line passes one; a library call is silent). ``background``:
+    compute the theory pages (their symbolic audit takes the better part of a minute) in a second process while
+    the rest runs (the command line does; a library call computes them here, where the audit is cached)."""
+    with ExitStack() as stack:
+        pages: Future[dict[str, str]] | None = None
+        threads = None
+        if background:
+            with _stage(progress, "start"):
+                pool = stack.enter_context(ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")))
+                pages = pool.submit(mainjob.pages)
+            # one core each while the audit runs: torch's threads spin-wait on a busy core, burning CPU for nothing
+            threads = torch_threads(1)
+        files: dict[str, str] = {}
+        with _stage(progress, "resnet"):
+            planned = plan_example(out_dir)
+        if planned is None:
+            print("torch is not installed: skipping the ResNet-18 plan (pip install -e .[verify])")
+        else:
+            files.update(planned)
+        with _stage(progress, "measure"):
+            measured = measure_example(measure_every)
+        if measured is not None:
+            files.update(measured)
+        torch_threads(threads if SHARE_AFTER_AUDIT else None)
+        written = [out_dir / "plan_resnet18.png"] if planned is not None else []
+        written += mainjob.write(out_dir, files)
+        if measured is not None and pipeline:
+            c = Constants.from_dict(json.loads(measured["constants_digits_cnn.json"]))
+            written += run_pipeline(out_dir, c, progress=progress)
+        with _stage(progress, "pages"):
+            written += mainjob.write(out_dir, mainjob.pages() if pages is None else pages.result())
+    settings = outreadme.Settings(measure_every=measure_every, train_T=TRAIN_T, verify_T=VERIFY_T, seeds=SEEDS,
+                                  model_seeds=MODEL_SEEDS, eval_samples=EVAL_SAMPLES,
+                                  pipeline=measured is not None and pipeline)  # fmt: skip
+    write_atomic(out_dir / "README.md", outreadme.readme(out_dir, written, settings))
+    return [*written, out_dir / "README.md"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,8 +342,10 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["--docs"]:  # the committed pages alone: the theory half's job
         return mainjob.main(args)
     out = Path(args[0] if args else "out")
-    for p in run(out):
-        print(f"wrote {p}")
+    progress = Progress(stages=STAGES)
+    written = run(out, progress=progress, background=True)
+    print(f"wrote {len(written)} files into {out}/; {out / 'README.md'} says what each one is")
+    progress.finish()
     print("\n".join(mainjob.summary(out)))
     for extra in ("plan_resnet18.txt", "thm43_digits_cnn.txt", "pipeline.txt"):
         if (out / extra).exists():

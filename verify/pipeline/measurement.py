@@ -5,6 +5,7 @@ what a result needs (``--for``) checked against the options before any work. Err
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,12 @@ import torch
 from torch import nn
 
 from sfltheory import variants as var
-from sfltheory.constants import Constants, needed_keys
+from sfltheory.constants import Constants, CutConstants, cut_dependent, needed_keys
 from sfltheory.errors import ParameterError
 from verify.constants.measure import group_of_key, measure
 from verify.constants.track import track
 from verify.data import load
+from verify.models import model_cuts, resolve_cut
 from verify.problems.build import loss_for, model_for
 from verify.spec import MeasureSpec
 from verify.split import Split
@@ -59,15 +61,34 @@ def token_ids(model: nn.Module, ds: Any) -> Any:
     return type(ds)(ds.X.long(), ds.y, ds.name, ds.input_shape, ds.classes, note)
 
 
-def measure_spec(a: MeasureSpec, *, progress: bool = True) -> Constants:
-    """Measure ``a``; its ``threads`` hold for the measurement only."""
+def measure_spec(a: MeasureSpec, *, progress: bool = True) -> Constants | CutConstants:
+    """Measure ``a``; its ``threads`` hold for the measurement only. With ``cuts``, one record per cut."""
     was = torch.get_num_threads()
     if a.threads:
         torch.set_num_threads(a.threads)
     try:
+        if a.cuts is not None:
+            return at_each_cut(a, progress)
         return measured(a, progress)
     finally:
         torch.set_num_threads(was)
+
+
+def at_each_cut(a: MeasureSpec, progress: bool) -> CutConstants:
+    """``a`` measured at each of its ``cuts`` (every cut for ``("all",)``), the model built afresh from the seed
+    (or ``state``) for each, so that every cut is measured at the same point."""
+    model, ds = model_and_data(a)
+    table = model_cuts(model, tuple(ds.input_shape), flops=False, input_dtype=ds.X.dtype)
+    assert a.cuts is not None
+    try:
+        points = list(table.cuts) if a.cuts == ("all",) else [resolve_cut(table, c) for c in a.cuts]
+    except ParameterError as e:
+        raise ParameterError("measure.cuts", e.rule) from None
+    names = list(dict.fromkeys(p.name for p in points))
+    records = tuple(measured(dataclasses.replace(a, cut=n, cuts=None), progress) for n in names)
+    meta = {"model": a.model, "data": a.data, "cuts": names}
+    blocks = tuple({"name": b.name, "params": b.params, "activation": b.activation} for b in table.blocks)
+    return CutConstants(records=records, meta=meta, blocks=blocks)
 
 
 def model_and_data(a: MeasureSpec) -> tuple[nn.Module, Any]:
@@ -139,9 +160,7 @@ def measured(a: MeasureSpec, progress: bool) -> Constants:
 
 def per_part(key: str) -> bool:
     """A key that exists only for a split model: d_c, sigma_s2[max], kappa[client], eps2[mean,server] ..."""
-    base, _, rest = key.partition("[")
-    variants = rest.rstrip("]").split(",") if rest else []
-    return base in ("d_c", "d_s", "sigma_c2", "sigma_s2", "G_c2", "G_s2") or bool({"client", "server"} & set(variants))
+    return cut_dependent(key)
 
 
 def what_for(result_id: str, a: MeasureSpec) -> list[str]:

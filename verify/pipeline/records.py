@@ -28,6 +28,11 @@ class Leg:
     tightness: float  # bound / lhs at T_max
     slope_lhs: float  # d log lhs / d log T over the last three quarters of T
     slope_bound: float
+    # the Monte-Carlo interval, simultaneous over T at ``confidence`` (None: exact); seeds behind the mean
+    lhs_lo: np.ndarray | None = None
+    lhs_hi: np.ndarray | None = None
+    confidence: float | None = None
+    seeds: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -44,12 +49,19 @@ class Leg:
             "measured": self.lhs.tolist(),
             "measured_se": None if self.lhs_se is None else self.lhs_se.tolist(),
             "predicted": self.bound.tolist(),
+            "measured_lo": None if self.lhs_lo is None else self.lhs_lo.tolist(),
+            "measured_hi": None if self.lhs_hi is None else self.lhs_hi.tolist(),
+            "confidence": self.confidence,
+            "seeds": self.seeds,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Leg:
         def arr(x: Any) -> np.ndarray:
             return np.asarray([np.inf if v is None else v for v in x], dtype=float)
+
+        def low(x: Any) -> np.ndarray:  # a lower end written as null is -inf (no interval)
+            return np.asarray([-np.inf if v is None else v for v in x], dtype=float)
 
         return cls(
             mode=d["mode"], step=d["step"], applies=d["applies"], failing=tuple(d["failing_hypotheses"]),
@@ -59,6 +71,9 @@ class Leg:
             tightness=np.inf if d["tightness_at_T"] is None else d["tightness_at_T"],
             slope_lhs=np.nan if d["decay_exponent_measured"] is None else d["decay_exponent_measured"],
             slope_bound=np.nan if d["decay_exponent_predicted"] is None else d["decay_exponent_predicted"],
+            lhs_lo=None if d.get("measured_lo") is None else low(d["measured_lo"]),
+            lhs_hi=None if d.get("measured_hi") is None else arr(d["measured_hi"]),
+            confidence=d.get("confidence"), seeds=d.get("seeds", 1),
         )  # fmt: skip
 
 
@@ -77,6 +92,8 @@ class Verification:
     legs: tuple[Leg, ...] = field(default_factory=tuple)
     problem: str = "exact quadratic (constants exact)"
     constant_errors: dict[str, float] = field(default_factory=dict)  # standard error of a measured constant
+    # the confidence of the Monte-Carlo verdicts (a simultaneous interval over T per leg); None: exact
+    confidence: float | None = None
 
     @property
     def verdict(self) -> str:
@@ -95,6 +112,7 @@ class Verification:
             "params": {k: v for k, v in self.params.items() if k != "T"},
             "problem": self.problem,
             "constant_errors": self.constant_errors,
+            "confidence": self.confidence,
             "verdict": self.verdict,
             "legs": [leg.to_dict() for leg in self.legs],
         }
@@ -106,6 +124,7 @@ class Verification:
             constants=d["constants"], constant_notes=d["constant_notes"], params=d["params"],
             legs=tuple(Leg.from_dict(x) for x in d["legs"]),
             problem=d.get("problem", "exact quadratic (constants exact)"), constant_errors=d.get("constant_errors", {}),
+            confidence=d.get("confidence"),
         )  # fmt: skip
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import sfltheory as st
 from sfltheory.atomic import write_atomic
 from sfltheory.errors import ParameterError
-from sfltheory.experiments import experiment
+from sfltheory.experiments import experiment, lhs_quantity
 from verify.problems import QuadraticProblem
 from verify.train import get
 
@@ -86,7 +86,7 @@ def _instance(rng: np.random.Generator, M: int, d: int, d_c: int, noise: str) ->
 def worst_case(result: str, *, instances: int = 20, T: int = 20, batch: int = 2, seed: int = 0) -> WorstCase:
     """Search ``instances`` problems and steps for the largest measured / bound ratio (see the module docstring)."""
     exp = experiment(result)
-    if not exact_applies(exp.algorithm):
+    if not exact_applies(exp.algorithm, exp.sampled):
         raise ParameterError(result, "the worst-case search needs exact moments: a first-order algorithm")
     r = st.get(result)
     assert r.step is not None
@@ -102,7 +102,7 @@ def worst_case(result: str, *, instances: int = 20, T: int = 20, batch: int = 2,
         step = admissible * (1.0 if rng.random() < 0.6 else rng.uniform(0.1, 1.0))
         algo = {**{k: v for k, v in exp.params.items() if k in {s.name for s in get(exp.algorithm).takes}},
                 **exp.algorithm_only, **dict.fromkeys(exp.step_to, step)}  # fmt: skip
-        g = exact_moments(get(exp.algorithm)(**algo), p, T=T, batch=batch).gradnorm2[:T]
+        g = exact_moments(get(exp.algorithm)(**algo), p, T=T, batch=batch).series(lhs_quantity(exp.lhs))[:T]
         lhs, _ = lhs_series(exp.lhs, g[None, :], step)
         Ts = np.arange(1, T + 1, dtype=float)
         bound = np.asarray(st.bound_value(r, {**params, r.step: step, "T": Ts}), dtype=float) * np.ones(T)

@@ -351,3 +351,34 @@ def test_fewer_than_two_blocks() -> None:
     with pytest.raises(ParameterError) as e:
         model_cuts(nn.Linear(4, 3), (4,))
     assert e.value.name == "model"
+
+
+def test_a_stage_name_is_the_cut_after_its_last_block() -> None:
+    # the zoo's ResNet-18 (CIFAR): stages layer1..layer4 of two BasicBlocks each, named layer<s>.0 and layer<s>.1;
+    # "--cut layer2" is the cut after layer2's last block, layer2.1 (cut_layer's L_c = 2)
+    from verify.models import resolve_cut
+    from verify.split import Split
+
+    net = zoo.resnet18()
+    assert [n for n, _ in net.layer2.named_children()] == ["0", "1"]
+    table = model_cuts("resnet18")
+    assert resolve_cut(table, "layer2").name == "layer2.1" == resolve_cut(table, "layer2.1").name
+    assert resolve_cut(table, "layer4").name == "layer4.1"
+    with pytest.raises(ParameterError, match="stages: layer1, layer2, layer3, layer4"):
+        resolve_cut(table, "layer5")
+    split = Split.at_cut(net, "layer2", (3, 32, 32))
+    assert split.cut == "layer2.1" and "layer2.1.conv2.weight" in split.parts["client"]
+    assert "layer3.0.conv1.weight" in split.parts["server"]
+
+
+def test_a_sequential_cut_carries_its_layer_type() -> None:
+    from sfltheory.plan.records import cut_name
+    from sfltheory.plan.render import cuts_text
+
+    net = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                              torch.nn.Linear(4 * 6 * 6, 10), torch.nn.Linear(10, 10))  # fmt: skip
+    table = model_cuts(net, (1, 8, 8))
+    assert [c.name for c in table.cuts] == ["0", "3"]
+    assert [c.label for c in table.cuts] == ["0 (Conv2d)", "3 (Linear)"]
+    assert "3 (Linear)" in cuts_text(table) and cut_name(table.cuts[1]) == "3 (Linear)"
+    assert model_cuts("resnet18").cuts[0].label == "stem"  # a named block keeps its name

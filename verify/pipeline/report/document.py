@@ -35,6 +35,36 @@ class LegRow:
     tightness: float
     slope_measured: float
     slope_predicted: float
+    confidence: float | None = None  # of a Monte-Carlo verdict (simultaneous over T); None: exact
+    seeds: int = 1
+
+    @property
+    def outside(self) -> str:
+        """What the verdict means at a step where the statement's hypotheses fail ("" where they hold)."""
+        return "" if self.applies else OUTSIDE.get(self.verdict, OUTSIDE["inconclusive"])
+
+    @property
+    def how_sure(self) -> str:
+        """How the verdict was reached: ``exact``, or the interval's confidence and the seeds behind it."""
+        if self.confidence is None:
+            return "exact"
+        return f"{self.confidence:.0%} simultaneous over T, {self.seeds} seeds"
+
+
+# What a verdict says at a step outside the theorem's hypotheses: nothing about the theorem.
+OUTSIDE = {
+    "holds": "the bound holds at a step outside the theorem's hypotheses: the theorem makes no claim here",
+    "violated": "the bound fails at a step outside the theorem's hypotheses: not a counterexample, the theorem "
+    "makes no claim here",
+    "inconclusive": "at a step outside the theorem's hypotheses: the theorem makes no claim here",
+}
+DECAY = (
+    "Decay measured / predicted: the slope of log y against log T, fitted over the last three quarters of the T "
+    "grid, of the measured left-hand side and of the bound: -1 is a 1/T rate, -0.5 a 1/sqrt(T) rate, 0 a floor "
+    "that does not shrink with T. A measured slope steeper than the predicted one means the bound's rate is loose "
+    "on this problem."
+)
+HOLDS_OUTSIDE = OUTSIDE["holds"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,6 +192,8 @@ def result_item(v: Mapping[str, Any]) -> ResultItem:
             tightness=leg["tightness_at_T"],
             slope_measured=leg["decay_exponent_measured"],
             slope_predicted=leg["decay_exponent_predicted"],
+            confidence=leg.get("confidence"),
+            seeds=int(leg.get("seeds") or 1),
         )
         for leg in v["legs"]
     )
@@ -213,6 +245,9 @@ def trend_item(c: Mapping[str, Any]) -> TrendItem:
 
 
 __all__ = [
+    "DECAY",
+    "HOLDS_OUTSIDE",
+    "OUTSIDE",
     "Document",
     "LegRow",
     "Record",

@@ -43,17 +43,53 @@ def figure(v: Record) -> Any:
             what = f"{leg['mode']} step {leg['step']:.3g}" + ("" if leg["applies"] else " (hypotheses fail)")
             ax.plot(T, bound, color=c, ls="--", label=f"predicted (bound), {what}")
             ax.plot(T, lhs, color=c, label=f"measured, {what}")
-            if leg["measured_se"] is not None:
-                se = np.asarray(leg["measured_se"], dtype=float)
-                ax.fill_between(T, np.maximum(lhs - 3 * se, 1e-300), lhs + 3 * se, color=c, alpha=0.2, lw=0)
+            band = _band(leg, lhs)
+            if band is not None:
+                ax.fill_between(T, np.maximum(band[0], 1e-300), band[1], color=c, alpha=0.2, lw=0)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        log_ticks(ax.xaxis, T_range(d))
         ax.set_xlabel("rounds T")
         ax.set_ylabel(YLABEL.get(d["lhs"], "left-hand side"))
         ax.set_title(f"{d['result']}: {d['legs'][0]['verdict']} ({d['method'].split(' (')[0]})")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
         fig.tight_layout()
         return fig
+
+
+def _band(leg: dict[str, Any], lhs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The Monte-Carlo interval of a leg: the simultaneous one when recorded, else 3 standard errors; None when
+    exact."""
+    if leg.get("measured_lo") is not None and leg.get("measured_hi") is not None:
+        return np.asarray(leg["measured_lo"], dtype=float), np.asarray(leg["measured_hi"], dtype=float)
+    if leg.get("measured_se") is not None:
+        se = np.asarray(leg["measured_se"], dtype=float)
+        return lhs - 3 * se, lhs + 3 * se
+    return None
+
+
+def T_range(d: dict[str, Any]) -> tuple[float, float]:
+    """The smallest and largest T of a verification's legs."""
+    Ts = [float(t) for leg in d["legs"] for t in leg["T"]]
+    return (min(Ts), max(Ts)) if Ts else (1.0, 10.0)
+
+
+def log_ticks(axis: Any, span: tuple[float, float], most: int = 6) -> None:
+    """Readable ticks on a log axis over ``span``: at most ``most`` labels at 1-2-5 values, plain numbers, no
+    labelled minor ticks (matplotlib labels every minor tick when the axis spans less than a decade, and they run
+    into each other)."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    lo, hi = span
+    nice = [m * 10**e for e in range(-1, 10) for m in (1, 2, 5)]
+    ticks = [t for t in nice if lo <= t <= hi] or [lo, hi]
+    while len(ticks) > most:
+        ticks = ticks[::2]
+    axis.set_major_locator(FixedLocator(ticks))
+    fmt = ScalarFormatter()
+    fmt.set_scientific(False)
+    axis.set_major_formatter(fmt)
+    axis.set_minor_formatter(NullFormatter())
 
 
 def draw(
@@ -92,4 +128,4 @@ def _render(make: Callable[[], Any], path: Path | None) -> tuple[bytes, Path | N
     return buf.getvalue(), path
 
 
-__all__ = ["EMBED_DPI", "YLABEL", "Drawn", "draw", "figure"]
+__all__ = ["EMBED_DPI", "YLABEL", "Drawn", "T_range", "draw", "figure", "log_ticks"]

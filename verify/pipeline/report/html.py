@@ -7,7 +7,8 @@ import base64
 from collections.abc import Sequence
 from html import escape
 
-from .document import Document, ResultItem, TrendItem, WorstCaseItem
+from .document import DECAY, Document, LegRow, ResultItem, TrendItem, WorstCaseItem
+from .mathimg import data_uris
 
 HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>sfltheory verification</title>"
 STYLE = (
@@ -15,14 +16,19 @@ STYLE = (
     "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}"
     "th{background:#f3f3f3}.holds{color:#007a3d;font-weight:bold}.violated{color:#c00;font-weight:bold}"
     ".inconclusive,.void{color:#a60;font-weight:bold}code{background:#f6f6f6;padding:0 3px}"
-    "img{max-width:100%}</style></head><body>"
+    ".outside{color:#666}.outside b{color:#666}small{color:#555}"
+    "img{max-width:100%}.stmt{margin-left:1.5em}.stmt img{display:block;max-width:100%;height:auto;margin:2px 0}"
+    "</style></head><body>"
 )
 TITLE = "<h1>Verification report</h1>"
 RESULTS_INTRO = (
     "<p>Measured left-hand side against the predicted bound. On exact quadratics, "
     "exact moments (first-order algorithms): a measured value above the bound is a violation for certain; "
-    "Monte Carlo (zeroth-order): mean over seeds with a band of 3 standard errors. On a model: mean over "
-    "seeds with the same band, the bound evaluated with the constants measured along the run (their sup).</p>"
+    "Monte Carlo (zeroth-order): mean over seeds with an interval that holds simultaneously over every T at the "
+    "stated confidence (Student's t, Bonferroni over T). On a model: mean over seeds with the same interval, the "
+    "bound evaluated with the constants measured along the run (their sup). A verdict at a step where the "
+    "theorem's hypotheses fail is shown in grey: the theorem makes no claim there.</p>"
+    f"<p>{escape(DECAY)}</p>"
 )
 # a trend verdict in the colours of a result's: agrees as holds, disagrees as violated
 TREND_CLASS = {"agrees": "holds", "disagrees": "violated", "inconclusive": "inconclusive"}
@@ -48,17 +54,38 @@ def _img(alt: str, png: bytes | None) -> list[str]:
     return [f"<img alt='{escape(alt)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"]
 
 
+def _statement(tex: str) -> list[str]:
+    """The statement drawn by mathtext (an embedded SVG), its LaTeX source one click away; the source alone where
+    mathtext cannot read it."""
+    uris = data_uris(tex) if tex else None
+    src = f"<code>{escape(tex)}</code>"
+    if uris is None:
+        return [f"<p>Statement: {src}</p>"]
+    alt = escape(tex)
+    imgs = "".join(f"<img alt='{alt if i == 0 else ''}' src='{u}'>" for i, u in enumerate(uris))
+    return [f"<p>Statement:</p><p class='stmt'>{imgs}</p>",
+            f"<details><summary>LaTeX source</summary>{src}</details>"]  # fmt: skip
+
+
 def results_section(items: Sequence[ResultItem]) -> str:
     """A summary table of the results, then one subsection per result."""
     parts = ["<table><tr><th>result</th><th>algorithm</th><th>method</th><th>verdict (admissible step)</th></tr>"]
     for v in items:
         parts.append(f"<tr><td><a href='#{escape(v.result)}'><code>{escape(v.result)}</code></a></td>"
                      f"<td><code>{v.algorithm}</code></td><td>{escape(v.method)}</td>"
-                     f"<td class='{v.verdict}'>{v.verdict}</td></tr>")  # fmt: skip
+                     f"{_summary_verdict(v)}</tr>")  # fmt: skip
     parts.append("</table>")
     for v in items:
         parts += _result(v)
     return "\n".join(parts)
+
+
+def _summary_verdict(v: ResultItem) -> str:
+    """The summary table's verdict cell: grey, and saying so, where the admissible step is outside the hypotheses."""
+    leg = v.legs[0]
+    if leg.applies:
+        return f"<td class='{v.verdict}'>{v.verdict}</td>"
+    return f"<td class='outside'><b>{v.verdict}</b> outside the hypotheses: no claim</td>"
 
 
 def _result(v: ResultItem) -> list[str]:
@@ -66,7 +93,7 @@ def _result(v: ResultItem) -> list[str]:
     parts = [f"<h2 id='{escape(v.result)}'><code>{escape(v.result)}</code> — {escape(v.title)}</h2>"]
     parts.append(f"<p>Source: {escape(v.source)}. Bounds: {escape(v.lhs)}. "
                  f"Algorithm <code>{v.algorithm}</code>, {escape(v.method)}.</p>")  # fmt: skip
-    parts.append(f"<p>Statement: <code>{escape(v.statement)}</code></p>")
+    parts += _statement(v.statement)
     parts.append(f"<p>Problem: {escape(v.problem)}.</p>")
     if v.note:
         parts.append(f"<p><em>{escape(v.note)}</em></p>")
@@ -77,16 +104,29 @@ def _result(v: ResultItem) -> list[str]:
             + "".join(f"<li>{escape(n)}</li>" for n in v.constant_notes)
             + "</ul></details>"
         )
+    decay = escape(DECAY, quote=True)
     parts.append("<table><tr><th>step</th><th>value</th><th>hypotheses</th><th>verdict</th>"
-                 "<th>bound / measured at T</th><th>decay measured</th><th>decay predicted</th></tr>")  # fmt: skip
+                 f"<th>bound / measured at T</th><th title='{decay}'>decay measured</th>"
+                 f"<th title='{decay}'>decay predicted</th></tr>")  # fmt: skip
     for leg in v.legs:
-        hyp = "all hold" if leg.applies else "fail: " + escape("; ".join(leg.failing))
-        first = f" (first at T = {leg.first_violation})" if leg.first_violation else ""
-        parts.append(f"<tr><td>{leg.mode}</td><td>{leg.step:.4g}</td><td>{hyp}</td>"
-                     f"<td class='{leg.verdict}'>{leg.verdict}{first}</td><td>{leg.tightness:.3g}</td>"
-                     f"<td>{leg.slope_measured:.2f}</td><td>{leg.slope_predicted:.2f}</td></tr>")  # fmt: skip
+        parts.append(_leg_row(leg))
     parts.append("</table>")
+    parts.append("<p><small>Decay: the log-log slope of the measured left-hand side and of the bound over the last "
+                 "three quarters of T (see the top of the page).</small></p>")  # fmt: skip
     return parts + _img(f"{v.result} measured vs predicted", v.image)
+
+
+def _leg_row(leg: LegRow) -> str:
+    """One step of a result: the verdict says what it is about (a step outside the hypotheses, how sure)."""
+    hyp = "all hold" if leg.applies else "fail: " + escape("; ".join(leg.failing))
+    first = f" (first at T = {leg.first_violation})" if leg.first_violation else ""
+    sure = f"<br><small>{escape(leg.how_sure)}</small>" if leg.how_sure else ""
+    if leg.applies:
+        cell = f"<td class='{leg.verdict}'>{leg.verdict}{first}{sure}</td>"
+    else:
+        cell = f"<td class='outside'><b>{leg.verdict}</b>{first}: {escape(leg.outside)}{sure}</td>"
+    return (f"<tr><td>{leg.mode}</td><td>{leg.step:.4g}</td><td>{hyp}</td>{cell}<td>{leg.tightness:.3g}</td>"
+            f"<td>{leg.slope_measured:.2f}</td><td>{leg.slope_predicted:.2f}</td></tr>")  # fmt: skip
 
 
 def worst_cases_section(items: Sequence[WorstCaseItem]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .document import Document, LegRow, ResultItem, TrendItem, WorstCaseItem
+from .document import DECAY, Document, LegRow, ResultItem, TrendItem, WorstCaseItem
 
 TITLE = "# Verification report"
 
@@ -24,9 +24,16 @@ def render(doc: Document) -> str:
 
 def results_section(items: Sequence[ResultItem]) -> str:
     """A summary table of the results, then one subsection per result with its table of steps and its figure."""
-    out = ["Measured left-hand side against the predicted bound.", ""]
+    out = [
+        "Measured left-hand side against the predicted bound. A verdict at a step where the theorem's "
+        "hypotheses fail says nothing about the theorem: the theorem makes no claim there.",
+        "",
+        DECAY,
+        "",
+    ]
     out += ["| result | algorithm | method | verdict (admissible step) |", "|---|---|---|---|"]
-    out += [f"| `{v.result}` | `{v.algorithm}` | {v.method} | **{v.verdict}** |" for v in items]
+    out += [f"| `{v.result}` | `{v.algorithm}` | {v.method} | **{v.verdict}**"
+            f"{'' if v.legs[0].applies else ' outside the hypotheses: no claim'} |" for v in items]  # fmt: skip
     for v in items:
         out += ["", f"## `{v.result}` — {v.title}", "", f"Source: {v.source}.", ""]
         out += [f"Bounds: {v.lhs}. Algorithm `{v.algorithm}`, {v.method}.", "", f"Problem: {v.problem}.", ""]
@@ -45,8 +52,10 @@ def _leg_line(leg: LegRow) -> str:
     """One row of a result's table of steps."""
     hyp = "all statement hypotheses hold" if leg.applies else "fails: " + "; ".join(leg.failing)
     first = f", first at T = {leg.first_violation}" if leg.first_violation else ""
+    verdict = f"**{leg.verdict}**{first}" + (f": {leg.outside}" if leg.outside else "")
+    verdict += f" ({leg.how_sure})" if leg.how_sure else ""
     return (
-        f"| {leg.mode} | {leg.step:.4g} | {hyp} | **{leg.verdict}**{first} | {leg.tightness:.3g} | "
+        f"| {leg.mode} | {leg.step:.4g} | {hyp} | {verdict} | {leg.tightness:.3g} | "
         f"{leg.slope_measured:.2f} | {leg.slope_predicted:.2f} |"
     )
 

@@ -46,13 +46,36 @@ With replacement :math:`S_t` is a multiset: a client drawn twice trains once (fr
 :math:`z_b` of its first turn) and counts once per draw in the server's sequence and in the average, as the
 sums over :math:`S_t` in (A24) and (A50) count it.
 
+* ``redraw``: the mini-batch of a repeated draw's server turn. ``"fresh"`` (default): every draw
+  :math:`q_i^t` of :math:`S_t = \{q_1^t, \dots, q_n^t\}` brings its own mini-batch :math:`\xi_{q_i^t}`, i.e. its
+  own smashed data :math:`z_{f,q_i^t} = x_{C}^0(\xi_{q_i^t})` (one more client forward and upload per repeated
+  draw), so the server's stochastic gradients of the n turns have independent noise. ``"reuse"``: a client drawn
+  again sends the smashed data of its first draw, so its server turns see the same batch (their noises are then
+  correlated). The analysis assumes the former: bounding the server's term (A53) it writes
+
+  .. math:: \mathbb{E} \left\| \sum_{i \in [S_t]} (\tilde{\nabla} F_i^s(\mathbf{x}_{S,i}^t)
+            - \nabla F_i^s(\mathbf{x}_{S,i}^t)) \right\|^2 \stackrel{(b_7)}{\leq} n\sigma_L^2 + \dots
+
+  (seed line 658: ``&\stackrel{(b_7)}{\leq} n\sigma_L^2 + \mathbb{E} \left\| \sum_{i=1}^n \nabla
+  F_{q_i^t}^s(\mathbf{x}_{S,q_i^t}^t) \right\|^2``), one :math:`\sigma_L^2` per draw and no cross terms, which
+  needs the n noises to be uncorrelated -- "independent random variables :math:`z_i` with zero mean" (A10, seed
+  line 300, invoked again for (A29)'s :math:`\frac{lK\sigma_L^2}{n}`). With ``"reuse"`` two draws of one client
+  share :math:`\xi`, and on a quadratic (noise :math:`\langle\xi, x\rangle`, the same gradient noise at every
+  point) their noises coincide: the term is up to :math:`2\sigma_L^2` larger per repeated pair. The pseudocode
+  does not say: line 9 loops "for each client :math:`i \in [S_t]` in sequence" and line 25 forwards one
+  :math:`\xi` per client (:math:`\mathbf{z}_{f,i} \leftarrow \text{ForwardPass}(\mathbf{x}_{C,i}^0; \xi)`).
+  Equal whenever no client is drawn twice (n = 0, n = 1, ``sampling="without_replacement"``).
+
 Randomness: the participants are ``torch.randint(M, (n,), generator=ctx.rng("participants"))`` (with
 replacement) or ``torch.randperm(M, generator=ctx.rng("participants"))[:n]`` (without), in drawn order; client
-i's mini-batch of local step k is ``ctx.batch(i, k)`` (the smashed data of a server round are those of k = 0).
+i's mini-batch of local step k is ``ctx.batch(i, k)`` (the smashed data of a server round are those of k = 0);
+with ``redraw="fresh"`` the r-th repeated draw of client i (r = 1, 2, ...) sends the smashed data of
+``ctx.batch(i, "draw", r)``.
 
 Counted: the broadcast and the return of :math:`x_C, x_A` per participant; in a server round the smashed data
-up once per participant and :math:`z_b` down per turn (``server_gradient`` only), the client's forward (and
-backward) and the server's forward and backward per turn; per auxiliary step a client forward and backward
+up once per participant (and once per repeated draw with ``redraw="fresh"``, with its client forward) and
+:math:`z_b` down per turn (``server_gradient`` only), the client's forward (and backward) and the server's forward
+and backward per turn; per auxiliary step a client forward and backward
 (the head counts as client).
 
 Discrepancies (recorded, not fixed):
@@ -60,6 +83,8 @@ Discrepancies (recorded, not fixed):
 * line 6 averages with 1/m, (A24) with 1/n (variant ``aggregation``); line 16 steps with :math:`\mu/m`, (A38)
   with :math:`\mu` (variant ``server_step``);
 * line 4 samples "a subset of n clients", Sec. 3 samples "with replacement" (variant ``sampling``);
+* with replacement, the pseudocode's one :math:`z_{f,i}` per client leaves a repeated draw's batch open; (A53)'s
+  :math:`n\sigma_L^2` needs one independent batch per draw (variant ``redraw``);
 * lines 24-30 take the first local step of a server round with the server's gradient and freeze the head;
   (A3) and (A24) write all K steps as client-loss gradients (variant ``server_round_step``);
 * lines 32 and 39 run the forward pass "with :math:`x_{C,i}^k` and :math:`x_A^t`" (the broadcast head), while
@@ -89,6 +114,8 @@ from verify.ops.tree import Params
 from verify.problems import Problem
 
 from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
+
+FRESH, REUSE = "fresh", "reuse"
 
 
 def aux_sgd(problem: Problem, pc: Params, pa: Params, batches: Batch, eta_l: float) -> tuple[Params, Params, Tensor]:
@@ -140,6 +167,14 @@ class SflAux(SplitAlgorithm):
             help="server step per client turn: eta (A38) or eta/M (line 16)",
         ),
         ParamSpec(
+            name="redraw",
+            default=FRESH,
+            kind="choice",
+            choices=(FRESH, REUSE),
+            help="a client drawn again in a round: fresh, a new mini-batch (smashed data) per draw (the independent "
+            "noises of (A10), (A53) b_7), or reuse, its first draw's batch in every server turn",
+        ),
+        ParamSpec(
             name="server_round_step",
             default="server_gradient",
             kind="choice",
@@ -169,6 +204,29 @@ class SflAux(SplitAlgorithm):
         if self.p["sampling"] == "with_replacement":
             return [int(i) for i in torch.randint(M, (n,), generator=g)]
         return [int(i) for i in torch.randperm(M, generator=g)[:n]]
+
+    def server_inputs(
+        self, S: list[int], x_c: Params, z: dict[int, Tensor], first: dict[int, Batch], ctx: Context
+    ) -> list[tuple[Tensor, Batch]]:
+        """The smashed data and batch (labels) of each server turn, in drawn order: a client's first draw sends
+        :math:`z_{f,i}` of its first mini-batch at :math:`x_C^0 = \bar x_C^t`; a repeated draw the same
+        (``redraw="reuse"``) or that of a fresh batch ``ctx.batch(i, "draw", r)`` (``redraw="fresh"``, counted as
+        a client forward and an upload)."""
+        problem = ctx.problem
+        seen: Counter[int] = Counter()
+        out = []
+        for m in S:
+            r = seen[m]
+            seen[m] += 1
+            if r == 0 or self.p["redraw"] == REUSE:
+                out.append((z[m], first[m]))
+                continue
+            b = ctx.batch(m, "draw", r)
+            n = int(b.w.sum())
+            out.append((problem.client_forward(x_c, b.x), b))
+            ctx.work("client", forward=n)
+            ctx.upload(n * problem.activation_bytes)
+        return out
 
     def is_server_round(self, t: int) -> bool:
         """Line 8: t = 0 (mod l) and t != 0."""
@@ -206,9 +264,10 @@ class SflAux(SplitAlgorithm):
                 ctx.work("client", forward=n)
                 ctx.upload(n * act)
             ps = x_s
-            for m in S:  # lines 9-17, in sequence
-                n = int(first[m].w.sum())
-                _, gs, g = server_grads(problem, ps, z[m], first[m])
+            turns = self.server_inputs(S, x_c, z, first, ctx)
+            for m, (zm, bm) in zip(S, turns, strict=True):  # lines 9-17, in sequence
+                n = int(bm.w.sum())
+                _, gs, g = server_grads(problem, ps, zm, bm)
                 gh.setdefault(m, g)
                 ps = tree.add(ps, gs, -step)
                 ctx.work("server", forward=n, backward=n)
