@@ -125,9 +125,10 @@ def plot_plan(plan: Plan, path: str | Path) -> Path:
             j = int(np.argmin(np.abs(plan.grid - best.best.value)))
             ax.scatter([plan.grid[j]], [obj[i, j]], label="optimum", **OPTIMUM)
             if plan.grid.size > 1 and j in (0, plan.grid.size - 1):  # no interior optimum in the grid searched
-                ax.annotate(f"optimum at the grid's edge ({plan.over} = {plan.grid[j]:g}): widen --grid",
-                            (plan.grid[j], obj[i, j]), xytext=(-8, 12), textcoords="offset points",
-                            ha="right" if j else "left", fontsize=7, color="#D55E00")  # fmt: skip
+                # in a boxed corner, not beside the point: the lines converge there and would cross the words
+                ax.text(0.02 if j else 0.98, 0.03, f"optimum at the grid's edge ({plan.over} = {plan.grid[j]:g}): "
+                        "widen --grid", transform=ax.transAxes, ha="left" if j else "right", va="bottom", fontsize=7,
+                        color="#D55E00", bbox={"facecolor": "white", "edgecolor": "#D55E00", "alpha": 0.9})  # fmt: skip
         if any(c.rules for c in plan.cuts):
             ax.scatter([], [], label="paper's rule", **PAPER_RULE)
         ax.set_xscale("log" if plan.grid.size > 1 and plan.grid[-1] / plan.grid[0] > 50 else "linear")
