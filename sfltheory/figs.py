@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from .errors import SflTheoryError
+from .outputs import check_dir
 from .plotting import save_formats, style, tidy_log_axes
 
 ROOT = Path(__file__).resolve().parent.parent / "paper_figs"
@@ -100,7 +101,12 @@ def main(argv: Sequence[str] | None = None, name: str | None = None) -> int:
     p.add_argument("--small", action="store_true", help="coarse grids, low resolution (for tests)")
     a = p.parse_args(argv)
     t0 = time.perf_counter()
-    for path in run(None if name is None else [name], a.out, a.small):
+    try:
+        check_dir("--out", a.out)  # before any figure is drawn
+        written = run(None if name is None else [name], a.out, a.small)
+    except SflTheoryError as e:  # bad input: one line, exit 2
+        p.exit(2, f"{p.prog}: error: {e}\n")
+    for path in written:
         print(f"wrote {path}")
     print(f"{time.perf_counter() - t0:.1f} s")
     return 0

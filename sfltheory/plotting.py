@@ -8,7 +8,6 @@ so importing :mod:`sfltheory` stays fast.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_path
-from .errors import ParameterError
+from .outputs import check_file, keep
 from .plan import load_blocks
 from .plan import plan as plan_of
 from .plan.choices import d as d_sym
@@ -73,31 +72,24 @@ def style() -> Iterator[Any]:
 
 
 def check_path(path: str | Path) -> Path:
-    p = Path(path)
-    if p.suffix.lower() not in _FORMATS:
-        raise ParameterError("--plot", f"the file must end in {', '.join(_FORMATS)} (got {p.name})")
-    if not p.parent.exists():
-        raise ParameterError("--plot", f"no such directory: {p.parent}")
-    if not p.parent.is_dir():
-        raise ParameterError("--plot", f"{p.parent} is a file, not a directory")
-    if p.is_dir():
-        raise ParameterError("--plot", f"{p} is a directory: give a file name")
-    if not os.access(p.parent, os.W_OK | os.X_OK):
-        raise ParameterError("--plot", f"cannot write in {p.parent}: permission denied")
-    return p
+    """``path`` as ``--plot`` writes it: a .png, .pdf or .svg file in a writable folder (:func:`check_file`)."""
+    return check_file("--plot", path, suffixes=_FORMATS)
 
 
 def save(fig: Any, path: str | Path) -> Path:
-    """Write ``fig`` atomically and close it."""
+    """Write ``fig`` atomically and close it; a write that fails keeps the figure in a temp file named in the
+    error (:func:`sfltheory.outputs.keep`)."""
     p = check_path(path)
-    try:
-        with atomic_path(p) as tmp:
+
+    def write(q: Path) -> Path:
+        with atomic_path(q) as tmp:
             fig.savefig(tmp, format=p.suffix[1:])
-    except OSError as e:  # a read-only file system, a full disk, a special file system (/proc)
-        raise ParameterError("--plot", f"cannot write {p}: {e.strerror or e}") from None
+        return q
+
+    try:
+        return keep("--plot", p, write)
     finally:
         _mpl().close(fig)
-    return p
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 from sfltheory.cliargs import EXIT_USAGE, count_arg, parse_assignments, positive_arg
 from sfltheory.errors import ParameterError
 from sfltheory.experiments import EXPERIMENTS, NO_EXPERIMENT, without_experiment
+from sfltheory.outputs import check_outputs, write_text
 from verify.spec import MeasureSpec, TrendSpec, flag, named_by, shape
 
 # The commands import what runs them (the trainer, the estimators, the pipeline) inside their functions: those
@@ -113,15 +114,19 @@ def _cmd_measure(a: argparse.Namespace) -> int:
     # spinning made the README example take 96.6 s (73.8 s of CPU) against 39.0 s (24.6 s) -- benchmarks/RESULTS.md.
     # It acts only before torch starts its thread pool, which is why it is set here, before the first import.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    check_outputs(a, files=("out",), dirs=("run_dir",))  # before any work
+    from verify.device import present
     from verify.pipeline.measurement import measure_spec
 
-    c = measure_spec(measure_spec_of(a), progress=not a.quiet)
-    if a.out:
-        c.to_json(a.out)
-    if a.json:
+    spec = measure_spec_of(a)
+    present("measure.device", spec.device)  # this machine has it, before any work
+    c = measure_spec(spec, progress=not a.quiet)
+    if a.json:  # printed first: a write that fails below loses nothing
         print(c.to_json(), end="")
     else:
         print(c)
+    if a.out:
+        write_text("--out", a.out, c.to_json())
     return 0
 
 
@@ -187,6 +192,11 @@ def _train_parser(sub: Any) -> None:
     s.add_argument("--loop", action="store_true", help="run clients one by one (the reference), not batched")
     s.add_argument("--out", metavar="DIR", help="save run.json and a checkpoint here; an interrupted run resumes")
     s.add_argument("--checkpoint-every", type=count_arg("--checkpoint-every"), default=10, help="rounds")
+    s.add_argument(
+        "--truncate",
+        action="store_true",
+        help="with a T below the run in --out: write rounds 0..T to OUT/truncated-T<T> (the run is kept)",
+    )
     s.add_argument("--device", default="auto", help="auto (default: CUDA when present, else the CPU), cpu or cuda")
     s.add_argument("--float64", action="store_true", help="train in double precision (quadratics always are)")
     s.add_argument("--client-time", help="seconds per client round on the whole model, one per client (time model)")
@@ -222,6 +232,7 @@ def _cmd_train(a: argparse.Namespace) -> int:
             print(_list_text())
         return 0
     spec = train_spec(a)
+    check_outputs(a, dirs=("out", "tensorboard"))  # before any work
     from verify.runs import require_tensorboard, write_tensorboard
     from verify.train.launch import launch
 
@@ -236,8 +247,8 @@ def _cmd_train(a: argparse.Namespace) -> int:
         print(json.dumps(r.to_dict(), indent=1, allow_nan=False))
     else:
         print(run_text(r))
-        if a.out:
-            print(f"run written to {a.out}/run.json")
+        if r.out:
+            print(f"run written to {r.out}/run.json")
     if r.status == "diverged":
         print(f"sfltheory: {r.message}", file=sys.stderr)
         return EXIT_DIVERGED
@@ -266,7 +277,7 @@ def train_spec(a: argparse.Namespace) -> Any:
     flat = {**params, "algorithm": a.algorithm, "problem": a.problem, **model_problem_flat(a),
             "order": a.order, "loop": a.loop or None, "float64": a.float64 or None, "device": a.device,
             "client_time": a.client_time, "server_step": a.server_step, "bandwidth": a.bandwidth, "out": a.out,
-            "checkpoint_every": a.checkpoint_every}  # fmt: skip
+            "checkpoint_every": a.checkpoint_every, "truncate": a.truncate or None}  # fmt: skip
     return with_flags(parse_run, flat)
 
 
@@ -276,7 +287,7 @@ TRAIN_FLAG_NAMES = {"problem": "--problem", "loop": "--loop", "float64": "--floa
                     "server_step": "--server-step", "bandwidth": "--bandwidth", "clients": "--clients",
                     "model": "--model", "data": "--data", "cut": "--cut", "partition": "--partition",
                     "loss_fn": "--loss", "input_shape": "--input-shape", "eval_samples": "--eval-samples",
-                    "order": "--order"}  # fmt: skip
+                    "order": "--order", "truncate": "--truncate"}  # fmt: skip
 
 
 def flagged(command: Any) -> Any:
@@ -416,6 +427,7 @@ def _cmd_verify(a: argparse.Namespace) -> int:
             print(f"{rid:30s} -                {why if rid not in NO_EXPERIMENT else 'no experiment: ' + why}")
         return 0
     job = verify_job(a)
+    check_outputs(a, dirs=("out",))  # before any work
     from verify.pipeline.job import run_job
 
     say = (lambda s: None) if a.json else (lambda s: print(s, file=sys.stderr))

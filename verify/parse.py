@@ -54,13 +54,15 @@ def run_spec(m: Mapping[str, Any]) -> RunSpec:
     batched = not boolean("loop", p.pop("loop", False))
     device = device_name("device", p.pop("device", "auto"))
     out = p.pop("out", None)
+    truncate = boolean("truncate", p.pop("truncate", False))
     time = None
     if any(k in p for k in ("client_time", "server_step", "bandwidth")):
         time = TimeSpec.from_values(**{k: p.pop(k, None) for k in ("client_time", "server_step", "bandwidth")})
     problem = run_problem(p, seed=run.get("seed", 0))
     params = check_params(algorithm, p)
     return RunSpec(algorithm=algorithm, params=params, problem=problem, float64=float64, batched=batched,
-                   device=device, time=time, out=None if out is None else text("out", out), **run)  # fmt: skip
+                   device=device, time=time, out=None if out is None else text("out", out), truncate=truncate,
+                   **run)  # fmt: skip
 
 
 def check_params(algorithm: str, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ QUADRATIC_TARGETS = ("L", "mu", "sigma2", "eps2", "d", "d_c", "M", "F")
 INTEGER_TARGETS = ("d", "d_c", "M")
 NOISE_LAWS = ("gaussian", "rademacher")
 DTYPES = ("float32", "float64")
+MAX_ROUNDS = 10**7  # a run's or check's T: each round keeps a record in memory and run.json (~0.5 kB): ~5 GB
 
 # spec field -> command-line flag, for messages (a library error names the field, the CLI the flag)
 FLAGS: dict[str, str] = {
@@ -37,6 +38,7 @@ FLAGS: dict[str, str] = {
     "problem.clients": "--clients", "problem.partition": "--partition", "problem.loss": "--loss",
     "problem.input_shape": "--input-shape", "problem.eval_samples": "--eval-samples", "problem": "--problem",
     "batched": "--loop", "device": "--device", "out": "--out", "checkpoint_every": "--checkpoint-every",
+    "truncate": "--truncate",
     "time.client_time": "--client-time", "time.server_step": "--server-step", "time.bandwidth": "--bandwidth",
     "seeds": "--seeds", "points": "--points", "params.order": "--order",
     **{f"measure.{k}": f"--{k.replace('_', '-')}" for k in (
@@ -77,6 +79,15 @@ def integer(name: str, v: Any, *, low: int | None = None) -> int:
     if low is not None and v < low:
         raise ParameterError(name, f"must be an integer >= {low} (got {v})")
     return v
+
+
+def rounds(name: str, v: Any, *, low: int = 1) -> int:
+    """``v`` as a number of rounds: an integer from ``low`` to :data:`MAX_ROUNDS`."""
+    T = integer(name, v, low=low)
+    if T > MAX_ROUNDS:
+        raise ParameterError(name, f"at most {MAX_ROUNDS:.0e} rounds (got {T:.3g}): each keeps a record in memory "
+                             "and run.json (~0.5 kB), ~5 GB already; split a longer run")  # fmt: skip
+    return T
 
 
 def number(name: str, v: Any, *, positive: bool = False) -> float:
@@ -249,7 +260,7 @@ def _known(prefix: str, m: Mapping[str, Any], cls: type) -> dict[str, Any]:
 # the names of a run's flat form (a sweep file's, and the command line's after its flags are read), other than the
 # algorithm's own parameters and the quadratic's target constants
 RUN_KEYS = ("algorithm", "T", "batch", "seed", "problem", "problem_seed", "noise", "loop", "float64", "device",
-            "client_time", "server_step", "bandwidth", "out", "checkpoint_every")  # fmt: skip
+            "client_time", "server_step", "bandwidth", "out", "checkpoint_every", "truncate")  # fmt: skip
 # a model problem's names in the flat form; ``loss_fn``, as ``loss`` is a recorded quantity
 MODEL_KEYS = ("model", "data", "cut", "clients", "partition", "loss_fn", "input_shape", "eval_samples")
 # flat name -> spec field, where they differ
@@ -321,7 +332,8 @@ class RunSpec(Keyed):
     """One training run (``sfltheory train``, a sweep's train configuration): the algorithm and its parameters
     (checked by the algorithm itself), the problem, ``T`` rounds of mini-batches of ``batch``, the run's ``seed``,
     the batched path or the per-client loop (the reference), the precision (quadratics always run in float64),
-    the device, the time model (None: the stated default), and where to checkpoint and resume."""
+    the device, the time model (None: the stated default), and where to checkpoint and resume (``truncate``: a
+    ``T`` below what ``out`` holds writes rounds 0..T to ``out/truncated-T<T>``; else it is refused)."""
 
     algorithm: str
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -335,14 +347,23 @@ class RunSpec(Keyed):
     time: TimeSpec | None = None
     out: str | None = None
     checkpoint_every: int = 10
+    truncate: bool = False
 
     def __post_init__(self) -> None:
         text("algorithm", self.algorithm)
-        integer("T", self.T, low=1)
+        rounds("T", self.T, low=1)
         integer("batch", self.batch, low=1)
         integer("seed", self.seed, low=0)
         integer("checkpoint_every", self.checkpoint_every, low=1)
         device_name("device", self.device)
+        if boolean("truncate", self.truncate) and self.out is None:
+            raise ParameterError("truncate", "writes the first T rounds of the run saved in out: give out (--out DIR)")
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not self.truncate:  # a run that truncates nothing keeps the key it had before truncate was a field
+            out.pop("truncate", None)
+        return out
 
     @property
     def dtype(self) -> str:
@@ -428,7 +449,7 @@ class CheckSpec(Keyed):
 
     def __post_init__(self) -> None:
         text("result", self.result)
-        integer("T", self.T, low=2)
+        rounds("T", self.T, low=2)
         if self.run is not None:
             text("run", self.run)
         elif self.constants or self.tags:
@@ -547,6 +568,7 @@ __all__ = [
     "FIELDS",
     "FLAGS",
     "INTEGER_TARGETS",
+    "MAX_ROUNDS",
     "MODEL_FIELDS",
     "MODEL_KEYS",
     "NAMES",
@@ -570,6 +592,7 @@ __all__ = [
     "named_by",
     "number",
     "problem_from_mapping",
+    "rounds",
     "run_problem",
     "shape",
     "text",

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from ..atomic import write_atomic
-from ..errors import ParameterError
+from ..outputs import check_file, write_text
 from . import report
 from .falsified import load
 from .runner import audit
@@ -24,12 +22,12 @@ def _seed(raw: str) -> int:
 
 
 def _cmd(a: argparse.Namespace) -> int:
-    if a.markdown and not Path(a.markdown).resolve().parent.is_dir():
-        raise ParameterError("--markdown", f"no such directory: {Path(a.markdown).parent}")
-    res = audit(a.ids or None, seed=a.seed, counterexamples=load(a.counterexamples or []))
     if a.markdown:
-        write_atomic(Path(a.markdown), report.markdown(res) + "\n")
-    print(report.to_json(res) if a.json else report.text(res))
+        check_file("--markdown", a.markdown)  # before any work
+    res = audit(a.ids or None, seed=a.seed, counterexamples=load(a.counterexamples or []))
+    print(report.to_json(res) if a.json else report.text(res))  # first: a failed write below loses nothing
+    if a.markdown:
+        write_text("--markdown", a.markdown, report.markdown(res) + "\n")
     return 0
 
 

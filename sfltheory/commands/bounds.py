@@ -48,7 +48,7 @@ def _with_cut(a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
 def _cmd_bound(a: argparse.Namespace) -> int:
     ev = evaluate(a.id, _with_cut(a, with_constants(a, parse_assignments(a.params))))
     if a.json:
-        print_json(report.bound_dict(ev))
+        print_json({"answer": bound_answer(ev), **report.bound_dict(ev)})
     else:
         print(shown(a, f"{bound_answer(ev)}\n{report.bound_text(ev)}"))
     return 0
@@ -101,7 +101,9 @@ def _cmd_check_lr(a: argparse.Namespace) -> int:
     sc = max_step(a.id, params)
     best = _best_steps(a.id, params)
     if a.json:
-        print_json({**report.step_dict(sc), "bound_at": best, **({} if taus is None else {"tau": taus})})
+        answer = step_answer(sc) if taus is None else tau_sweep_answer(sc, taus)
+        print_json({"answer": answer, **report.step_dict(sc), "bound_at": best,
+                    **({} if taus is None else {"tau": taus})})  # fmt: skip
     else:
         table = report.step_text(sc) if taus is None else tau_sweep_table(sc, taus)
         lines = [step_answer(sc) if taus is None else tau_sweep_answer(sc, taus), table]

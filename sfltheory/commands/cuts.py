@@ -17,6 +17,7 @@ from ..cliargs import parse_shape
 from ..errors import ParameterError
 from ..plan import render
 from ..plan.cuts import CutTable, load_blocks
+from ..plotting import check_path
 from .output import emit
 
 # (model spec, per-sample input shape or None, submodules to split inside) -> its cut table
@@ -58,6 +59,8 @@ def model_args(s: argparse.ArgumentParser, *, required: bool, model_cuts: ModelC
 
 
 def _cmd_cuts(a: argparse.Namespace) -> int:
+    if a.plot:
+        check_path(a.plot)  # before the model is read
     emit(a, cuts_of(a), render.cuts_dict, render.cuts_text, "plot_cuts")
     return 0
 

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from ..figs import FIGURES, run
+from ..outputs import check_dir
 
 
 def _cmd_figs(a: argparse.Namespace) -> int:
@@ -15,6 +16,7 @@ def _cmd_figs(a: argparse.Namespace) -> int:
         for name, what in FIGURES.items():
             print(f"{name:<20} {what}")
         return 0
+    check_dir("--out", a.out)  # before any figure is drawn
     t0 = time.perf_counter()
     written = run(a.names or None, a.out, small=a.small)
     for path in written:

@@ -111,7 +111,8 @@ def _cmd_plan(a: argparse.Namespace) -> int:
         per_cut=per_cut,
     )
     # a plan prints as its answer in words, then its table (records.plan_text)
-    emit(a, p, render.plan_dict, lambda x: f"{plan_answer(x)}\n{x}", "plot_plan")
+    emit(a, p, lambda x: {"answer": plan_answer(x), **render.plan_dict(x)}, lambda x: f"{plan_answer(x)}\n{x}",
+         "plot_plan")  # fmt: skip
     return 0 if p.feasible else 1
 
 

@@ -108,3 +108,17 @@ def test_check_lr_without_tau_prints_one_row_per_tau(capsys: pytest.CaptureFixtu
     assert [float(r[1]) for r in rows] == pytest.approx([1 / 1600, 1 / 3200, 1 / 4800], rel=1e-5)
     assert [r[-1] for r in rows] == ["admissible", "admissible", "large"]  # "too large"
     assert all(len(ln) <= 120 for ln in lines)
+
+
+def test_the_json_carries_the_same_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    args = ["mu_splitfed/thm4.1", "L=1", "tau=2", "d_c=100", "d_s=1", "eta=0.001"]
+    _, out, _ = run(capsys, "check-lr", *args)
+    _, js, _ = run(capsys, "check-lr", *args, "--json")
+    assert json.loads(js)["answer"] == out.splitlines()[0]
+    bound = ["mu_splitfed/thm4.1", "L=1", "tau=2", "d_c=100", "d_s=1", "eta=1e-4", "T=100", "F=1", "sigma_c2=1",
+             "sigma_s2=1", "lam=1e-3", "P=1"]  # fmt: skip
+    _, out, _ = run(capsys, "bound", *bound)
+    _, js, _ = run(capsys, "bound", *bound, "--json")
+    assert json.loads(js)["answer"] == out.splitlines()[0]

@@ -502,7 +502,10 @@ def cached_check(spec: CheckSpec, cache: str | Path | None, **kw: Any) -> Verifi
         except (KeyError, ValueError, TypeError):
             pass  # an unreadable cache entry is recomputed
     v = check(spec, **kw)
-    write_atomic(path, json.dumps(clean({"config": config, "verification": v.to_dict()}), allow_nan=False) + "\n")
+    try:
+        write_atomic(path, json.dumps(clean({"config": config, "verification": v.to_dict()}), allow_nan=False) + "\n")
+    except OSError:
+        pass  # a cache the disk has no room for: the verification is returned all the same (the report says more)
     return v
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sfltheory.errors import SflTheoryError
 from sfltheory.experiments import experiment
+from sfltheory.outputs import keep
 from verify.spec import CheckSpec, TrendSpec
 
 from . import report
@@ -71,11 +72,17 @@ def run_job(job: Job, *, say: Callable[[str], None] = lambda s: None) -> Outcome
         say(f"trend {t.name} ...")
         checks.append(CHECKS[t.name](**t.settings))
     written: list[Path] = []
-    if job.out:
+
+    def write(d: Path) -> list[Path]:
+        files: list[Path] = []
         if done or checks:  # one document: the results, then the worst cases and the trends asked for
-            written = list(report.write(done, job.out, worst_cases=worst or None, trends=checks or None))
+            files = list(report.write(done, d, worst_cases=worst or None, trends=checks or None))
         if worst:
-            save_worst_cases(worst, job.out)  # counterexamples.json, which `sfltheory audit --counterexamples` reads
+            save_worst_cases(worst, d)  # counterexamples.json, which `sfltheory audit --counterexamples` reads
+        return files
+
+    if job.out:
+        written = keep("out", job.out, write, folder=True)  # a failed write keeps the report in a temp folder
     return Outcome(done=tuple(done), failed=tuple(failed), worst=tuple(worst), trends=tuple(checks),
                    written=tuple(Path(p) for p in written))  # fmt: skip
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from sfltheory.cliargs import EXIT_USAGE, Parser, count_arg
 from sfltheory.errors import ParameterError, SflTheoryError
+from sfltheory.outputs import check_dir
 
 EXIT_FAILED = 1
 
@@ -64,6 +65,8 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     progress = None if (a.quiet or a.json) else sys.stderr
     folder = Path(a.out) if a.out else sweep.out
     assert folder is not None
+    if not a.list:  # the results folder, before any configuration runs
+        check_dir("--out" if a.out else "sweep.out", folder)
     if sweep.trend is not None:
         return _trend(sweep, a, folder, progress)
     if a.list:

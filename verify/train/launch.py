@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from sfltheory.plan.timemodel import TimeModel
+from verify.device import present
 from verify.ops.tree import Params
 from verify.problems import Problem, build
 from verify.spec import RunSpec, TimeSpec
@@ -35,7 +36,10 @@ def time_model(spec: TimeSpec | None, M: int) -> TimeModel:
 
 
 def problem_of(spec: RunSpec, *, auto: str | None = None) -> Problem:
-    """The problem ``spec`` runs on, in its precision on its device."""
+    """The problem ``spec`` runs on, in its precision on its device (refused in one line, before the problem is
+    built, when this machine does not have it: checked here, on the machine that runs the spec, as a sweep's
+    configurations may run on other machines than the one that reads the sweep file)."""
+    present("device", spec.device)
     dtype = torch.float64 if spec.dtype == "float64" else torch.float32
     return build(spec.problem, dtype=dtype, device=resolve_device(spec.device, auto))
 
@@ -53,13 +57,14 @@ def launch(
     ``spec.problem`` (a trend check reuses it across runs)."""
     algorithm = get(spec.algorithm)(**spec.params)
     prob = problem if problem is not None else problem_of(spec, auto=auto)
-    # run.json names the spec it ran, less what a resumed run may change (T, where it is saved and how often: the
-    # loop's own configuration records T), so the run can be re-made or read with its settings
-    what = {k: v for k, v in spec.to_dict().items() if k not in ("T", "out", "checkpoint_every")}
+    # run.json names the spec it ran, less what a resumed run may change (T, where it is saved and how often,
+    # whether a shorter T is written beside it: the loop's own configuration records T), so the run can be re-made
+    # or read with its settings
+    what = {k: v for k, v in spec.to_dict().items() if k not in ("T", "out", "checkpoint_every", "truncate")}
     config = {"spec": what, **(extra_config or {})}
     return run(algorithm, prob, T=spec.T, seed=spec.seed, batch=spec.batch, batched=spec.batched, out=spec.out,
                checkpoint_every=spec.checkpoint_every, time_model=time_model(spec.time, prob.M), progress=progress,
-               observe=observe, extra_config=config)  # fmt: skip
+               observe=observe, extra_config=config, truncate=spec.truncate)  # fmt: skip
 
 
 __all__ = ["launch", "problem_of", "resolve_device", "time_model"]

@@ -8,7 +8,9 @@ time under the planner's straggler model (:class:`sfltheory.plan.timemodel.TimeM
 Checkpoints hold the algorithm's state *and* the records in one file written atomically (temporary file,
 then rename), so a run killed at any moment resumes from a consistent point; since every random draw is
 derived from (seed, round, keys), the resumed curve equals the uninterrupted one. A configuration that differs
-from the checkpoint's is refused, except for ``T``: a finished run can be extended.
+from the checkpoint's is refused, except for ``T``: a finished run can be extended. A run is never cut short in
+place: a ``T`` below what the directory holds is refused, or (``truncate``) the first ``T`` rounds are written to
+``OUT/truncated-T<T>/run.json`` and the run in ``OUT`` is left as it was.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from sfltheory.plan.timemodel import TimeModel
 from verify.ops import tree
 from verify.ops.tree import Params
 from verify.problems import Problem
+from verify.spec import rounds
 
 from .base import RECORD_FIELDS, Context, Counters, RoundRecord, SplitAlgorithm
 
@@ -52,6 +55,7 @@ class Run:
     status: str
     message: str = ""
     format: str = RUN_FORMAT
+    out: str | None = field(default=None, compare=False)  # the folder its run.json was written to, if any
 
     def series(self, name: str) -> np.ndarray:
         """One recorded quantity over t as an array (NaN where it was not recorded)."""
@@ -70,8 +74,12 @@ class Run:
             "records": [r.to_dict() for r in self.records],
         }
 
+    def to_text(self) -> str:
+        """The run as its run.json holds it."""
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False, default=_jsonable) + "\n"
+
     def to_json(self, path: str | Path) -> None:
-        write_atomic(Path(path), json.dumps(self.to_dict(), indent=1, allow_nan=False, default=_jsonable) + "\n")
+        write_atomic(Path(path), self.to_text())
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Run:
@@ -165,6 +173,7 @@ def run(
     progress: bool = True,
     extra_config: Mapping[str, Any] | None = None,
     observe: Callable[[int, Params, Params], None] | None = None,
+    truncate: bool = False,
 ) -> Run:
     """Run ``algorithm`` on ``problem`` for ``T`` rounds; with ``out``, checkpoint there and resume.
 
@@ -173,6 +182,9 @@ def run(
     ``observe(t, client_params, server_params)`` is called at each global model recorded in this call (t = 0 on
     a fresh start, then after every round), e.g. to measure constants along the trajectory; it must not modify
     them. On a resumed run it sees only the rounds run now.
+
+    A ``T`` below the rounds ``out`` already holds is refused (nothing saved is overwritten), or with ``truncate``
+    rounds 0..T of the saved run are written to :func:`truncated_dir` and returned; the run in ``out`` is kept.
     """
     for name, v, low in (
         ("T", T, 1),
@@ -182,6 +194,7 @@ def run(
     ):
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
             raise ParameterError(name, f"must be an integer >= {low} (got {v!r})")
+    rounds("T", T)
     tm = time_model or default_time_model(problem.M)
     if tm.clients != problem.M:
         raise ParameterError("client_time", f"the time model has {tm.clients} clients, the problem {problem.M}")
@@ -219,7 +232,7 @@ def run(
         if saved["status"] == "diverged":
             return Run(config=config, records=tuple(recorder.records), status="diverged", message=saved["message"])
         if len(recorder.records) > T + 1:
-            recorder.records = recorder.records[: T + 1]
+            return _cut_short(config, recorder.records, saved["status"], ckpt.parent, T, truncate)
     else:
         state = algorithm.init_state(problem, problem.init())
         pc, ps = algorithm.global_params(state)
@@ -267,11 +280,38 @@ def run(
     finally:
         if bar is not None:
             bar.close()
-    result = Run(config=config, records=tuple(recorder.records), status=status, message=message)
+    result = Run(config=config, records=tuple(recorder.records), status=status, message=message,
+                 out=None if outdir is None else str(outdir))  # fmt: skip
     if outdir is not None:
         _save_checkpoint(ckpt, key, state, recorder.records, counters, sim, wall, status, message)  # type: ignore[arg-type]
         result.to_json(outdir / "run.json")
     return result
+
+
+def truncated_dir(out: str | Path, T: int) -> Path:
+    """Where ``truncate`` writes the first ``T`` rounds of the run in ``out``: ``out/truncated-T<T>``."""
+    return Path(out) / f"truncated-T{T}"
+
+
+def _cut_short(
+    config: dict[str, Any], records: list[RoundRecord], status: str, outdir: Path, T: int, truncate: bool
+) -> Run:
+    """A ``T`` below the saved run's rounds: refused, or its first ``T`` rounds written beside it (``truncate``)."""
+    done = len(records) - 1
+    dest = truncated_dir(outdir, T)
+    if not truncate:
+        raise ParameterError(
+            "T",
+            f"{outdir} holds this run at t = {done} ({status}); T = {T} would cut it short. To keep it, give a new "
+            f"--out DIR, or --truncate to write rounds 0..{T} to {dest}",
+        )
+    r = Run(config=config, records=tuple(records[: T + 1]), status="complete",
+            message=f"rounds 0..{T} of the run in {outdir} (t = {done}, kept)", out=str(dest))  # fmt: skip
+    path = dest / "run.json"
+    if path.exists() and path.read_text(encoding="utf-8") != r.to_text():
+        raise ParameterError("truncate", f"{path} exists and holds another run: move it away or give a new --out")
+    r.to_json(path)
+    return r
 
 
 def _progress(enabled: bool, total: int, initial: int, desc: str) -> Any:
