@@ -16,7 +16,8 @@ from sfltheory.cliargs import EXIT_USAGE, count_arg, parse_assignments, positive
 from sfltheory.errors import ParameterError
 from sfltheory.experiments import EXPERIMENTS, NO_EXPERIMENT, without_experiment
 from sfltheory.outputs import check_outputs, write_text
-from verify.spec import MeasureSpec, TrendSpec, flag, named_by, shape
+from verify.measurespec import MeasureSpec
+from verify.spec import TrendSpec, flag, named_by, shape
 
 # The commands import what runs them (the trainer, the estimators, the pipeline) inside their functions: those
 # import torch, and this module is imported whenever the parser is built, for `sfltheory list` too, which must

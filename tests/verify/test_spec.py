@@ -120,7 +120,7 @@ def test_every_measure_field_is_printed_as_its_flag() -> None:
     # an error naming a measure field reaches the user as the flag that sets it (found missing for --cuts)
     from dataclasses import fields
 
-    from verify.spec import MeasureSpec
+    from verify.measurespec import MeasureSpec
 
     for f in fields(MeasureSpec):
         assert flag(f"measure.{f.name}").startswith("--"), f.name

@@ -19,9 +19,9 @@ from sfltheory.errors import ParameterError
 from verify.constants.measure import group_of_key, measure
 from verify.constants.track import track
 from verify.data import load
+from verify.measurespec import MeasureSpec
 from verify.models import model_cuts, resolve_cut
 from verify.problems.build import loss_for, model_for
-from verify.spec import MeasureSpec
 from verify.split import Split
 
 
