@@ -67,3 +67,10 @@ def split(k: str) -> tuple[str, tuple[str, ...]]:
     """``eps2[mean,server]`` -> ``("eps2", ("mean", "server"))``."""
     base, _, rest = k.partition("[")
     return base, tuple(v for v in rest.rstrip("]").split(",") if v)
+
+
+def bounded_below(k: str) -> bool:
+    """A key whose value bounds from below (``L[min]``, the most negative eigenvalue): over several measurements
+    the worst case is their inf; for every other key it is their sup."""
+    base, variants = split(k)
+    return base == "L" and MIN in variants

@@ -131,22 +131,19 @@ def _cmd_measure(a: argparse.Namespace) -> int:
     return 0
 
 
-def measure_spec_of(a: argparse.Namespace) -> Any:
-    """``measure``'s flags as a :class:`verify.spec.MeasureSpec` (a field in an error is named by its flag)."""
-
-    def make() -> MeasureSpec:
-        what = tuple(w for w in a.what.split(",") if w) if a.what else None
-        cuts = tuple(c.strip() for c in a.cuts.split(",")) if a.cuts is not None else None
-        sample = shape("measure.input_shape", a.input_shape) if a.input_shape else None
-        return MeasureSpec(
-            model=a.model, data=a.data, input_shape=sample, cut=a.cut, cuts=cuts,
-            state=a.state, loss=a.loss, what=what, for_id=a.for_id, clients=a.clients, partition=a.partition,
-            batch=a.batch, probes=a.probes, tol=a.tol, fstar=a.fstar, lam=a.lam, P=a.P, zo_form=a.zo_form,
-            steps=a.steps, every=a.every, lr=a.lr, train_batch=a.train_batch, run_dir=a.run_dir, device=a.device,
-            float64=a.float64, chunk=a.chunk, threads=a.threads, seed=a.seed,
-        )  # fmt: skip
-
-    return make()
+def measure_spec_of(a: argparse.Namespace) -> MeasureSpec:
+    """``measure``'s flags as a :class:`verify.measurespec.MeasureSpec` (a field in an error is named by its
+    flag: the command runs under :func:`flagged`)."""
+    what = tuple(w for w in a.what.split(",") if w) if a.what else None
+    cuts = tuple(c.strip() for c in a.cuts.split(",")) if a.cuts is not None else None
+    sample = shape("measure.input_shape", a.input_shape) if a.input_shape else None
+    return MeasureSpec(
+        model=a.model, data=a.data, input_shape=sample, cut=a.cut, cuts=cuts,
+        state=a.state, loss=a.loss, what=what, for_id=a.for_id, clients=a.clients, partition=a.partition,
+        batch=a.batch, probes=a.probes, tol=a.tol, fstar=a.fstar, lam=a.lam, P=a.P, zo_form=a.zo_form,
+        steps=a.steps, every=a.every, lr=a.lr, train_batch=a.train_batch, run_dir=a.run_dir, device=a.device,
+        float64=a.float64, chunk=a.chunk, threads=a.threads, seed=a.seed,
+    )  # fmt: skip
 
 
 # --- a model problem's options, shared by train and verify ------------------------------------------------------

@@ -12,6 +12,13 @@ import torch
 from sfltheory.errors import ParameterError
 
 
+def resolve_device(device: str, auto: str | None = None) -> str:
+    """``auto`` is ``auto`` when given (a Ray task given no GPU: the CPU), else CUDA when present, else the CPU."""
+    if device != "auto":
+        return device
+    return auto or ("cuda" if torch.cuda.is_available() else "cpu")
+
+
 def present(name: str, device: str) -> str:
     """``device`` (of the form :func:`verify.spec.device_name` admits) if this machine has it; ``auto`` and ``cpu``
     always are. ``name``: the spec field the error names (``device``, ``measure.device``)."""
@@ -27,4 +34,4 @@ def present(name: str, device: str) -> str:
     return device
 
 
-__all__ = ["present"]
+__all__ = ["present", "resolve_device"]

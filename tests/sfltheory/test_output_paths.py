@@ -18,24 +18,10 @@ from sfltheory import outputs, plotting
 from sfltheory.cli import main
 from sfltheory.errors import ParameterError
 from sfltheory.outputs import WriteFailed, check_dir, check_file, keep, write_text
+from tests import refusal
 
 THM41 = ["L=1", "F=1", "T=10", "tau=2", "d_c=1", "d_s=1", "eta=1e-3", "sigma_c2=1", "sigma_s2=1", "lam=0.1"]
 ROOT = os.geteuid() == 0  # root writes anywhere: chmod does not make a folder unwritable
-
-
-def refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    """Run the CLI, assert exit 2 with one stderr line, no traceback and no output; return that line."""
-    rc = main(list(args))
-    out, err = capsys.readouterr()
-    assert rc == 2, (rc, out, err)
-    assert out == ""
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("sfltheory: error: "), err
-    return lines[0]
-
-
-def never(*_: Any, **__: Any) -> Any:
-    raise AssertionError("the work ran before the output was checked")
 
 
 @pytest.fixture
@@ -175,10 +161,10 @@ def test_plan_compare_cuts_plot_checked_first(
 ) -> None:
     from sfltheory.commands import cuts, planning
 
-    monkeypatch.setattr(planning, "plan", never)
-    monkeypatch.setattr(planning, "compare", never)
-    monkeypatch.setattr(planning, "cuts_of", never)
-    monkeypatch.setattr(cuts, "cuts_of", never)
+    monkeypatch.setattr(planning, "plan", refusal.never)
+    monkeypatch.setattr(planning, "compare", refusal.never)
+    monkeypatch.setattr(planning, "cuts_of", refusal.never)
+    monkeypatch.setattr(cuts, "cuts_of", refusal.never)
     model = tmp_path / "m.json"
     model.write_text(json.dumps({"model": "m", "blocks": [{"name": "a", "params": 1}, {"name": "b", "params": 2}]}))
     for path, why in file_cases(places):
@@ -187,7 +173,7 @@ def test_plan_compare_cuts_plot_checked_first(
             ["compare", "mu_splitfed/thm4.1", *THM41],
             ["cuts", "--model", str(model)],
         ):
-            line = refused(capsys, *args, "--plot", path)
+            line = refusal.refused(main, capsys, *args, "--plot", path)
             assert "parameter '--plot': " in line and why in line, (args, path, line)
 
 
@@ -196,9 +182,9 @@ def test_audit_markdown_checked_first(
 ) -> None:
     from sfltheory.audit import cli
 
-    monkeypatch.setattr(cli, "audit", never)
+    monkeypatch.setattr(cli, "audit", refusal.never)
     for path, why in file_cases(places, "r.md"):
-        line = refused(capsys, "audit", "--markdown", path)
+        line = refusal.refused(main, capsys, "audit", "--markdown", path)
         assert "parameter '--markdown': " in line and why in line, (path, line)
 
 
@@ -227,10 +213,10 @@ def test_figs_out_checked_first(
     from sfltheory import figs
     from sfltheory.commands import figures
 
-    monkeypatch.setattr(figures, "run", never)
-    monkeypatch.setattr(figs, "run", never)
+    monkeypatch.setattr(figures, "run", refusal.never)
+    monkeypatch.setattr(figs, "run", refusal.never)
     for path, why in dir_cases(places):
-        line = refused(capsys, "figs", "--out", path)
+        line = refusal.refused(main, capsys, "figs", "--out", path)
         assert "parameter '--out': " in line and why in line, (path, line)
         with pytest.raises(SystemExit) as e:  # python paper_figs/NAME.py --out DIR
             figs.main(["--out", path], name="terms_cut_layer")

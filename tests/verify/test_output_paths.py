@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from sfltheory import outputs
+from tests import refusal
 from verify.app import main
 
 MEASURE = ["measure", "--model", "cnn", "--data", "synthetic:n=48,shape=1x8x8,classes=10", "--cut", "conv2", "--quiet"]
@@ -39,20 +40,6 @@ K = 2
 eta_l = 0.1
 """
 ROOT = os.geteuid() == 0  # root writes anywhere: chmod does not make a folder unwritable
-
-
-def refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    rc = main(list(args))
-    out, err = capsys.readouterr()
-    assert rc == 2, (rc, out, err)
-    assert out == ""
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("sfltheory: error: "), err
-    return lines[0]
-
-
-def never(*_: Any, **__: Any) -> Any:
-    raise AssertionError("the work ran before the output was checked")
 
 
 @pytest.fixture
@@ -112,12 +99,12 @@ def test_measure_outputs_checked_first(
 ) -> None:
     from verify.pipeline import measurement
 
-    monkeypatch.setattr(measurement, "measure_spec", never)
+    monkeypatch.setattr(measurement, "measure_spec", refusal.never)
     for path, why in file_cases(places):
-        line = refused(capsys, *MEASURE, "--out", path)
+        line = refusal.refused(main, capsys, *MEASURE, "--out", path)
         assert "parameter '--out': " in line and why in line, (path, line)
     for path, why in dir_cases(places):
-        line = refused(capsys, *MEASURE, "--run-dir", path)
+        line = refusal.refused(main, capsys, *MEASURE, "--run-dir", path)
         assert "parameter '--run-dir': " in line and why in line, (path, line)
 
 
@@ -126,10 +113,10 @@ def test_train_outputs_checked_first(
 ) -> None:
     from verify.train import launch
 
-    monkeypatch.setattr(launch, "launch", never)
+    monkeypatch.setattr(launch, "launch", refusal.never)
     for path, why in dir_cases(places):
         for option in ("--out", "--tensorboard"):
-            line = refused(capsys, *TRAIN, option, path)
+            line = refusal.refused(main, capsys, *TRAIN, option, path)
             assert f"parameter '{option}': " in line and why in line, (option, path, line)
 
 
@@ -138,9 +125,9 @@ def test_verify_out_checked_first(
 ) -> None:
     from verify.pipeline import job
 
-    monkeypatch.setattr(job, "run_job", never)
+    monkeypatch.setattr(job, "run_job", refusal.never)
     for path, why in dir_cases(places):
-        line = refused(capsys, *VERIFY, "--out", path)
+        line = refusal.refused(main, capsys, *VERIFY, "--out", path)
         assert "parameter '--out': " in line and why in line, (path, line)
 
 
@@ -149,14 +136,14 @@ def test_sweep_folder_checked_first(
 ) -> None:
     from verify.sweep import runner
 
-    monkeypatch.setattr(runner, "run_sweep", never)
+    monkeypatch.setattr(runner, "run_sweep", refusal.never)
     f = tmp_path / "tiny.toml"
     for path, why in dir_cases(places):
         f.write_text(SWEEP)
-        line = refused(capsys, "sweep", str(f), "--executor", "serial", "--out", path)
+        line = refusal.refused(main, capsys, "sweep", str(f), "--executor", "serial", "--out", path)
         assert "parameter '--out': " in line and why in line, (path, line)
         f.write_text(SWEEP.replace('name = "tiny"', f'name = "tiny"\nout = "{path}"'))  # the file's `out`
-        line = refused(capsys, "sweep", str(f), "--executor", "serial")
+        line = refusal.refused(main, capsys, "sweep", str(f), "--executor", "serial")
         assert "parameter 'sweep.out': " in line and why in line, (path, line)
 
 

@@ -76,7 +76,7 @@ def summarise(points: list[Constants], steps: list[int] | None = None) -> Consta
         if key in ("F", "d", "d_c", "d_s"):
             out.set(key, first)  # F is the gap at the start; the counts do not change
             continue
-        low = var.split(key)[0] == "L" and var.MIN in var.split(key)[1]
+        low = var.bounded_below(key)
         at = int(np.argmin(vals) if low else np.argmax(vals))
         step, pick = at_steps[at]
         k = len(at_steps)

@@ -44,7 +44,7 @@ def load_constants(paths: Sequence[str]) -> Constants:
                                      "models or splits")  # fmt: skip
             out.set(key, have[0][1])
             continue
-        low = var.split(key)[0] == "L" and var.MIN in var.split(key)[1]
+        low = var.bounded_below(key)
         path, best = (min if low else max)(have, key=lambda pe: pe[1].value)
         where = f"{'inf' if low else 'sup'} over {len(have)} of {len(records)} files, attained in {Path(path).name}"
         out.set(key, Estimate(best.value, se=best.se, interval=best.interval, n=best.n, probes=best.probes,

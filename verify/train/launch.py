@@ -12,20 +12,13 @@ from typing import Any
 import torch
 
 from sfltheory.plan.timemodel import TimeModel
-from verify.device import present
+from verify.device import present, resolve_device
 from verify.ops.tree import Params
 from verify.problems import Problem, build
 from verify.spec import RunSpec, TimeSpec
 
 from .algorithms import get
 from .loop import Run, default_time_model, run
-
-
-def resolve_device(device: str, auto: str | None = None) -> str:
-    """``auto`` is ``auto`` when given (a Ray task given no GPU: the CPU), else CUDA when present, else the CPU."""
-    if device != "auto":
-        return device
-    return auto or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def time_model(spec: TimeSpec | None, M: int) -> TimeModel:
@@ -67,4 +60,4 @@ def launch(
                observe=observe, extra_config=config, truncate=spec.truncate)  # fmt: skip
 
 
-__all__ = ["launch", "problem_of", "resolve_device", "time_model"]
+__all__ = ["launch", "problem_of", "time_model"]
