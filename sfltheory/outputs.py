@@ -38,11 +38,11 @@ class WriteFailed(ParameterError):
         self.fallback = fallback
 
 
-def check_file(name: str, path: str | Path, *, suffixes: Sequence[str] = ()) -> Path:
+def check_file(name: str, path: str | Path, *, suffixes: Sequence[str] = (), need: int = 0) -> Path:
     """``path`` as the file option ``name`` (``--out``, ``--markdown``, ``--plot``) writes, or a
     :class:`~sfltheory.errors.ParameterError` naming the option and the rule: its folder must exist (a file is not
     a folder), it must not be a folder, and it must be writable. ``suffixes``: the endings accepted (any when
-    empty)."""
+    empty). ``need``: the bytes the output is expected to take; refused when the file system has less free."""
     p = Path(path)
     if suffixes and p.suffix.lower() not in suffixes:
         raise ParameterError(name, f"the file must end in {', '.join(suffixes)} (got {p.name})")
@@ -59,13 +59,14 @@ def check_file(name: str, path: str | Path, *, suffixes: Sequence[str] = ()) -> 
     if p.exists() and not os.access(p, os.W_OK):
         raise ParameterError(name, f"cannot write {p}: the file is read-only (permission denied)")
     _probe(name, parent, p)
+    _room(name, parent, p, need)
     return p
 
 
-def check_dir(name: str, path: str | Path) -> Path:
+def check_dir(name: str, path: str | Path, *, need: int = 0) -> Path:
     """``path`` as the folder option ``name`` (``--out DIR``) writes into, or a ParameterError naming the option
     and the rule: not a file, and an existing folder or one that can be created (its nearest existing folder is a
-    folder), writable."""
+    folder), writable, and with ``need`` bytes free (the output's expected size; 0: not checked)."""
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise ParameterError(name, f"{p} is a file, not a directory")
@@ -73,6 +74,7 @@ def check_dir(name: str, path: str | Path) -> Path:
     if not above.is_dir():
         raise ParameterError(name, f"{above} is a file, not a directory")
     _probe(name, above, p)
+    _room(name, above, p, need)
     return p
 
 
@@ -140,6 +142,29 @@ def _probe(name: str, folder: Path, shown: Path) -> None:
         raise ParameterError(name, f"cannot write {shown}: {e.strerror or e}") from None
     os.close(fd)
     os.unlink(probe)
+
+
+def _room(name: str, folder: Path, shown: Path, need: int) -> None:
+    """Refuse ``folder`` when its file system has fewer than ``need`` bytes free (a run that would fill the disk
+    half-way is refused before it starts, not when its checkpoint write fails)."""
+    if need <= 0:
+        return
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:  # no figure for this file system: the write itself will tell
+        return
+    if free < need:
+        raise ParameterError(
+            name, f"cannot write {shown}: the output needs about {_size(need)}, {folder} has {_size(free)} free"
+        )
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if n < 1000:
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.3g} {unit}"
+        n /= 1000
+    return f"{n:.3g} TB"
 
 
 def _remove(p: Path) -> None:

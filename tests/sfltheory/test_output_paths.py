@@ -223,3 +223,19 @@ def test_figs_out_checked_first(
         assert e.value.code == 2
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and why in err
+
+
+def test_an_output_larger_than_the_free_space_is_refused_before_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The free-space estimate: 5 MB expected on a file system with 1 MB free is refused, naming both sizes
+    (5_000_000 bytes = 5 MB, 1_000_000 bytes = 1 MB); with enough room, or nothing expected, it passes."""
+    usage = types.SimpleNamespace(total=10**9, used=10**9 - 10**6, free=10**6)
+    monkeypatch.setattr(outputs.shutil, "disk_usage", lambda _: usage)
+    with pytest.raises(ParameterError) as e:
+        check_dir("--out", tmp_path / "run", need=5_000_000)
+    assert e.value.name == "--out" and "needs about 5 MB" in str(e.value) and "1 MB free" in str(e.value)
+    with pytest.raises(ParameterError, match="needs about 2 MB"):
+        check_file("--markdown", tmp_path / "r.md", need=2_000_000)
+    assert check_dir("--out", tmp_path / "run", need=999_999) == tmp_path / "run"
+    assert check_file("--markdown", tmp_path / "r.md") == tmp_path / "r.md"
