@@ -6,6 +6,9 @@ single line and exit with status 2.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator, Mapping
+
 
 class SflTheoryError(ValueError):
     """Base class: a user-facing error with a one-line message."""
@@ -25,6 +28,23 @@ class ParameterError(SflTheoryError):
         self.name = name
         self.rule = rule
         super().__init__(f"parameter '{name}': {rule}")
+
+
+@contextlib.contextmanager
+def renamed(names: Mapping[str, str]) -> Iterator[None]:
+    """A :class:`ParameterError` raised inside, for a parameter in ``names``, names it ``names[name]`` instead: the
+    library names its Python parameter (``path``, ``spec``), a front end its option (``--model``, ``--client-dist``).
+    The class and the rest of the error are kept (a subclass's own fields, its exit status)."""
+    try:
+        yield
+    except ParameterError as e:
+        if e.name not in names:
+            raise
+        out = type(e).__new__(type(e))
+        out.__dict__.update(e.__dict__)
+        out.name = names[e.name]
+        out.args = (f"parameter '{out.name}': {e.rule}",)
+        raise out from None
 
 
 class MissingParametersError(ParameterError):

@@ -71,15 +71,16 @@ def style() -> Iterator[Any]:
         yield plt
 
 
-def check_path(path: str | Path) -> Path:
-    """``path`` as ``--plot`` writes it: a .png, .pdf or .svg file in a writable folder (:func:`check_file`)."""
-    return check_file("--plot", path, suffixes=_FORMATS)
+def check_path(path: str | Path, *, name: str = "path") -> Path:
+    """``path`` as a figure is written: a .png, .pdf or .svg file in a writable folder (:func:`check_file`); an
+    error names ``name`` (the Python parameter; the CLI passes its option, ``--plot``)."""
+    return check_file(name, path, suffixes=_FORMATS)
 
 
-def save(fig: Any, path: str | Path) -> Path:
+def save(fig: Any, path: str | Path, *, name: str = "path") -> Path:
     """Write ``fig`` atomically and close it; a write that fails keeps the figure in a temp file named in the
-    error (:func:`sfltheory.outputs.keep`)."""
-    p = check_path(path)
+    error (:func:`sfltheory.outputs.keep`), which names ``name``."""
+    p = check_path(path, name=name)
 
     def write(q: Path) -> Path:
         with atomic_path(q) as tmp:
@@ -87,13 +88,13 @@ def save(fig: Any, path: str | Path) -> Path:
         return q
 
     try:
-        return keep("--plot", p, write)
+        return keep(name, p, write)
     finally:
         _mpl().close(fig)
 
 
 # ---------------------------------------------------------------------------------------------------
-def plot_plan(plan: Plan, path: str | Path) -> Path:
+def plot_plan(plan: Plan, path: str | Path, *, name: str = "path") -> Path:
     """Left: the objective against the searched parameter, one line per cut, optimum starred and the
     paper's rule marked. Right: the best objective at each cut."""
     check_path(path)
@@ -146,7 +147,7 @@ def plot_plan(plan: Plan, path: str | Path) -> Path:
             ax2.legend()
         fig.text(0.01, 0.005, plan_caption(plan), fontsize=7, ha="left", va="bottom", wrap=True)
         fig.tight_layout(rect=(0, 0.06, 1, 1))
-        return save(fig, path)
+        return save(fig, path, name=name)
 
 
 def plan_caption(plan: Plan) -> str:
@@ -186,7 +187,7 @@ def _objective(ch: Any) -> float:
     return float(ch.time if ch.time is not None else ch.rounds)
 
 
-def plot_compare(rows: list[Row], path: str | Path) -> Path:
+def plot_compare(rows: list[Row], path: str | Path, *, name: str = "path") -> Path:
     check_path(path)
     with_rounds = any(r.rounds is not None for r in rows)
     with style() as plt:
@@ -212,10 +213,10 @@ def plot_compare(rows: list[Row], path: str | Path) -> Path:
             ax2.set_ylabel("rounds to eps")
             ax2.set_title("rounds to reach the accuracy")
         fig.tight_layout()
-        return save(fig, path)
+        return save(fig, path, name=name)
 
 
-def plot_cuts(table: CutTable, path: str | Path) -> Path:
+def plot_cuts(table: CutTable, path: str | Path, *, name: str = "path") -> Path:
     check_path(path)
     with style() as plt:
         fig, ax = plt.subplots()
@@ -229,7 +230,7 @@ def plot_cuts(table: CutTable, path: str | Path) -> Path:
         ax.set_title(f"{table.model}: d = {table.d:,}")
         ax.legend()
         fig.tight_layout()
-        return save(fig, path)
+        return save(fig, path, name=name)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -248,16 +249,23 @@ TERM_CYCLE = (
 )
 
 
-def save_formats(fig: Any, stem: str | Path, formats: tuple[str, ...] = FIGURE_FORMATS) -> list[Path]:
-    """Write ``fig`` as ``stem.png``, ``stem.pdf``, ... (each atomically), then close it."""
+def save_formats(
+    fig: Any, stem: str | Path, formats: tuple[str, ...] = FIGURE_FORMATS, *, name: str = "out"
+) -> list[Path]:
+    """Write ``fig`` as ``stem.png``, ``stem.pdf``, ... (each atomically), then close it; an error names ``name``,
+    and a write that fails keeps that file in a fallback (:func:`sfltheory.outputs.keep`)."""
     stem = Path(stem)
     out = []
     try:
         for suffix in formats:
-            p = check_path(stem.with_name(stem.name + suffix))
-            with atomic_path(p) as tmp:
-                fig.savefig(tmp, format=suffix[1:])
-            out.append(p)
+            p = check_path(stem.with_name(stem.name + suffix), name=name)
+
+            def write(q: Path, fmt: str = suffix[1:]) -> Path:
+                with atomic_path(q) as tmp:
+                    fig.savefig(tmp, format=fmt)
+                return q
+
+            out.append(keep(name, p, write))  # a full disk keeps the figure in a fallback named in the error
     finally:
         _mpl().close(fig)
     return out

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import parse_shape
-from ..errors import ParameterError
+from ..errors import ParameterError, renamed
 from ..plan import render
 from ..plan.cuts import CutTable, load_blocks
 from ..plotting import check_path
@@ -32,7 +32,8 @@ def load_cuts(
     if ":" not in spec and (Path(spec).suffix or "/" in spec):  # a file, not a registered model name
         if input_shape or expand:
             raise ParameterError("--input-shape", "a model given as a block list has no input shape or modules")
-        return load_blocks(spec)
+        with renamed({"path": "--model"}):
+            return load_blocks(spec)
     if model_cuts is None:  # the theory commands alone (python -m sfltheory.cli): no torch half to ask
         raise ParameterError(
             "--model", f"'{spec}' is a torch model: run the `sfltheory` command, which reads torch models "
@@ -60,7 +61,7 @@ def model_args(s: argparse.ArgumentParser, *, required: bool, model_cuts: ModelC
 
 def _cmd_cuts(a: argparse.Namespace) -> int:
     if a.plot:
-        check_path(a.plot)  # before the model is read
+        check_path(a.plot, name="--plot")  # before the model is read
     emit(a, cuts_of(a), render.cuts_dict, render.cuts_text, "plot_cuts")
     return 0
 

@@ -85,7 +85,7 @@ def emit(
 ) -> None:
     """Draw ``value`` with ``sfltheory.plotting.<plot>`` if ``--plot`` was given, then print it as JSON or text."""
     if a.plot and plot:
-        getattr(plotting, plot)(value, a.plot)
+        getattr(plotting, plot)(value, a.plot, name="--plot")
     if a.json:
         print_json(to_dict(value))
     else:

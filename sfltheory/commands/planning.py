@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..cliargs import count_arg, parse_assignments, positive_arg
-from ..errors import ParameterError
+from ..errors import ParameterError, renamed
 from ..evaluate import refuse_unused
 from ..plan import plan, render
 from ..plan.compare import compare, parse_entry
@@ -66,7 +66,9 @@ def _time_model(a: argparse.Namespace, params: dict[str, Any]) -> TimeModel | No
             raise ParameterError("M", "a client-time distribution needs the number of clients: give M=...")
         if np.ndim(m) or not np.isfinite(m) or m < 1 or m != int(m):
             raise ParameterError("M", f"with --client-dist, one integer number of clients >= 1 (got {_shown(m)})")
-        return TimeModel(float(a.server_step), client_dist=parse_distribution(a.client_dist), n_clients=int(m), **links)
+        with renamed({"spec": "--client-dist"}):
+            dist = parse_distribution(a.client_dist)
+        return TimeModel(float(a.server_step), client_dist=dist, n_clients=int(m), **links)
     if a.client_time is None:
         raise ParameterError("--client-time", "give the clients' times (--client-time 1,1,5) or --client-dist")
     times = _floats("--client-time", a.client_time)
@@ -82,7 +84,7 @@ def _cmd_plan(a: argparse.Namespace) -> int:
     params = parse_assignments(a.params)
     refuse_unused([a.id], list(params))  # used or refused: never a silently dropped name
     if a.plot:
-        check_path(a.plot)
+        check_path(a.plot, name="--plot")
     timing = [a.client_time, a.client_dist, a.server_step, a.bandwidth]
     if a.eps is None and any(x is not None for x in timing):
         raise ParameterError("--eps", "the time model gives the time to reach bound <= eps: give eps too")
@@ -120,7 +122,7 @@ def _cmd_compare(a: argparse.Namespace) -> int:
     ids = [x for x in a.items if "/" in x.partition("=")[0]]
     params = parse_assignments([x for x in a.items if "/" not in x.partition("=")[0]])
     if a.plot:
-        check_path(a.plot)
+        check_path(a.plot, name="--plot")
     measured: dict[str, dict[str, Any]] = {}
     if a.constants:
         for rid in dict.fromkeys(parse_entry(x)[0] for x in ids):

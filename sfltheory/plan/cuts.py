@@ -185,9 +185,9 @@ def load_blocks(path: str | Path) -> CutTable:
     """
     p = Path(path)
     if p.suffix.lower() not in (".json", ".csv"):
-        raise ParameterError("--model", f"a model file must end in .json or .csv (got {p.name})")
+        raise ParameterError("path", f"a model file must end in .json or .csv (got {p.name})")
     if not p.is_file():
-        raise ParameterError("--model", f"no such file: {p}")
+        raise ParameterError("path", f"no such file: {p}")
     text = p.read_text()
     name = p.stem
     rows: list[Mapping[str, Any]]

@@ -69,27 +69,25 @@ def parse_distribution(spec: str) -> Any:
     name, _, args = spec.partition(":")
     dist = getattr(stats, name, None)
     if not isinstance(dist, stats.rv_continuous):
-        raise ParameterError("--client-dist", f"'{name}' is not a continuous scipy.stats distribution")
+        raise ParameterError("spec", f"'{name}' is not a continuous scipy.stats distribution")
     kw: dict[str, float] = {}
     for item in filter(None, args.split(",")):
         k, sep, v = item.partition("=")
         if not sep:
-            raise ParameterError("--client-dist", f"expected key=value after '{name}:' (got {item!r})")
+            raise ParameterError("spec", f"expected key=value after '{name}:' (got {item!r})")
         try:
             kw[k] = float(v)
         except ValueError:
-            raise ParameterError("--client-dist", f"{k} must be a number (got {v!r})") from None
+            raise ParameterError("spec", f"{k} must be a number (got {v!r})") from None
     try:
         frozen = dist(**kw)
         frozen.cdf(1.0)
         if not np.isfinite(frozen.mean()):
             raise ValueError("its mean is not finite")
     except (TypeError, ValueError) as e:
-        raise ParameterError("--client-dist", f"{spec}: {e}") from None
+        raise ParameterError("spec", f"{spec}: {e}") from None
     if frozen.support()[0] < 0:
-        raise ParameterError(
-            "--client-dist", f"{spec} can take negative times (support starts at {frozen.support()[0]})"
-        )
+        raise ParameterError("spec", f"{spec} can take negative times (support starts at {frozen.support()[0]})")
     return frozen
 
 

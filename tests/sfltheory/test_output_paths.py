@@ -149,8 +149,8 @@ def test_a_figure_that_fails_to_save_is_kept(tmp_path: Path, monkeypatch: pytest
     with plotting.style() as plt:
         fig, ax = plt.subplots()
         ax.plot([0, 1], [1, 0])
-    with pytest.raises(WriteFailed, match=r"parameter '--plot': cannot write .*saved in ") as e:
-        plotting.save(fig, tmp_path / "f.png")
+    with pytest.raises(WriteFailed, match=r"parameter 'path': cannot write .*saved in ") as e:
+        plotting.save(fig, tmp_path / "f.png")  # Python names its parameter; the CLI passes name="--plot"
     assert e.value.fallback is not None and e.value.fallback.read_bytes()[:4] == b"\x89PNG"
     e.value.fallback.unlink()
 
@@ -239,3 +239,51 @@ def test_an_output_larger_than_the_free_space_is_refused_before_work(
         check_file("--markdown", tmp_path / "r.md", need=2_000_000)
     assert check_dir("--out", tmp_path / "run", need=999_999) == tmp_path / "run"
     assert check_file("--markdown", tmp_path / "r.md") == tmp_path / "r.md"
+
+
+def test_library_errors_name_python_parameters_and_the_cli_its_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24, misleading names: a notebook calling the library sees ``path``/``spec``, the CLI ``--plot``,
+    ``--model``, ``--client-dist``."""
+    from sfltheory.plan import load_blocks, parse_distribution
+
+    with pytest.raises(ParameterError) as e:
+        plotting.check_path(tmp_path / "f.gif")
+    assert e.value.name == "path"
+    with pytest.raises(ParameterError) as e:
+        load_blocks(tmp_path / "nope.json")
+    assert e.value.name == "path"
+    with pytest.raises(ParameterError) as e:
+        parse_distribution("nosuchdist:scale=1")
+    assert e.value.name == "spec"
+    assert refusal.refused(main, capsys, "cuts", "--model", str(tmp_path / "nope.json")).startswith(
+        "sfltheory: error: parameter '--model': no such file"
+    )
+    line = refusal.refused(
+        main,
+        capsys,
+        "plan",
+        "mu_splitfed/thm4.3",
+        "M=4",
+        "--eps",
+        "0.1",
+        "--server-step",
+        "1",
+        "--client-dist",
+        "nosuchdist",
+    )
+    assert line.startswith("sfltheory: error: parameter '--client-dist': 'nosuchdist' is not"), line
+
+
+def test_figs_on_a_full_disk_keeps_the_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A figure whose write fails (ENOSPC under ``out``) is saved in a fallback named in the one-line error."""
+    (tmp_path / "out").mkdir()
+    monkeypatch.setattr(plotting, "atomic_path", failing_under(tmp_path / "out", plotting.atomic_path))
+    with plotting.style() as plt:
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [1, 0])
+    with pytest.raises(WriteFailed, match=r"parameter 'out': cannot write .*No space left.*saved in ") as e:
+        plotting.save_formats(fig, tmp_path / "out" / "f", (".png",))
+    assert e.value.fallback is not None and e.value.fallback.read_bytes()[:4] == b"\x89PNG"
+    e.value.fallback.unlink()
