@@ -113,21 +113,23 @@ TRAITS: dict[str, tuple[str, ...]] = {
 
 
 def algorithm(name: str) -> Algorithm:
-    """The algorithm called ``name``, or a one-line error listing the known ones."""
+    """The algorithm called ``name``, or a one-line error naming ``name`` and listing the known ones (the command
+    line renames it to ``--algorithm``)."""
     for a in ALGORITHMS:
         if a.name == name:
             return a
-    raise ParameterError("--algorithm", f"unknown algorithm '{name}'; known: {', '.join(a.name for a in ALGORITHMS)}")
+    raise ParameterError("name", f"unknown algorithm '{name}'; known: {', '.join(a.name for a in ALGORITHMS)}")
 
 
 def which(**traits: str | None) -> list[Algorithm]:
     """The algorithms with every given trait (see the module docstring; ``None`` leaves a trait free). A
-    partial-participation algorithm also covers full participation (n = M)."""
+    partial-participation algorithm also covers full participation (n = M). An error names the keyword (``clients``);
+    the command line renames it to its flag (``--clients``)."""
     for k, v in traits.items():
         if k not in TRAITS:
             raise ParameterError(k, f"not a trait; known: {', '.join(TRAITS)}")
         if v is not None and v not in TRAITS[k]:
-            raise ParameterError(f"--{k.replace('_', '-')}", f"must be one of {', '.join(TRAITS[k])} (got {v!r})")
+            raise ParameterError(k, f"must be one of {', '.join(TRAITS[k])} (got {v!r})")
     out = []
     for a in ALGORITHMS:
         ok = True
@@ -150,7 +152,11 @@ def results_of(names: Sequence[str]) -> list[str]:
     """The result ids that analyse any of the algorithms ``names``, in catalogue order of the algorithms."""
     out: dict[str, None] = {}
     for n in names:
-        out.update(dict.fromkeys(algorithm(n).results))
+        try:
+            found = algorithm(n)
+        except ParameterError as e:
+            raise ParameterError("names", e.rule) from None
+        out.update(dict.fromkeys(found.results))
     return list(out)
 
 

@@ -26,6 +26,8 @@ from .evaluate import Evaluation, evaluate
 from .registry import get
 from .report import text_table
 from .result import Result
+from .variants import ALL, BATCH, CLIENT, CLIENTS, GRADIENT, MAX, MEAN, MIN, POOLED, SECANT, SERVER, ZERO
+from .variants import split as split_key
 
 FORMAT = "sfltheory.constants/1"
 CUTS_FORMAT = "sfltheory.constants.cuts/1"  # one FORMAT record per cut of a model (CutConstants)
@@ -146,6 +148,24 @@ class Choice:
     @property
     def fallback(self) -> bool:
         return self.key is not None and self.key != self.wanted
+
+
+# What each variant of a key means (sfltheory.variants), for the message that a record holds another variant.
+VARIANT_MEANING = {
+    MAX: "the supremum over samples", POOLED: "the mean over all samples of all clients",
+    BATCH: "a mini-batch gradient", MEAN: "the mean over clients", CLIENTS: "the worst client's own objective",
+    CLIENT: "the client-side block", SERVER: "the server-side block", ALL: "the whole model",
+    GRADIENT: "the mean squared gradient norm", MIN: "the most negative Hessian eigenvalue", ZERO: "fitted with G2 = 0",
+    SECANT: "the secant along a run",
+}  # fmt: skip
+
+
+def _meaning(key: str) -> str:
+    """``sigma_c2[max]`` -> "the supremum over samples"; a plain name is the estimate without a variant."""
+    _, variants = split_key(key)
+    if not variants:
+        return "the estimate without a variant"
+    return ", ".join(VARIANT_MEANING.get(v, f"variant '{v}'") for v in variants)
 
 
 # Names no assumption introduces, filled from a measurement when a result uses them.
@@ -287,6 +307,31 @@ class Constants:
             if c.fallback and c.name not in skip
         ]
 
+    def variant_gaps(
+        self, result: Result | str, given: Iterable[str] = (), needed: Iterable[str] | None = None
+    ) -> list[str]:
+        """One rule per constant the result needs whose variant this record lacks while it holds the same name
+        in another form (``sigma_c2`` where the assumption needs ``sigma_c2[max]``): evaluation would otherwise
+        report the name as missing although the record has it. Names in ``given`` (set by hand), names a
+        result's default derives and, when ``needed`` is given, names outside it (what the caller's computation
+        reads: the step-size conditions for a step check) are skipped. Each rule starts with "has": the caller
+        names the record."""
+        r = get(result) if isinstance(result, str) else result
+        skip = set(given) | {d.name for d in r.defaults}
+        out = []
+        for c in self.choices(r):
+            if c.key is not None or c.name in skip or (needed is not None and c.name not in set(needed)):
+                continue
+            held = [k for k, _ in self.items() if split_key(k)[0] == c.name]
+            if held:
+                out.append(
+                    f"has {' and '.join(f'{k} ({_meaning(k)})' for k in held)} but {r.id} needs the "
+                    f"variant {c.wanted} ({c.pick.why}, as '{c.assumption}' states), which it does not hold: "
+                    f'measure it (sfltheory measure --for {r.id}), add "{c.wanted}" to its constants, or give '
+                    f"{c.name}=VALUE"
+                )
+        return out
+
     def params_for(self, result: Result | str) -> tuple[dict[str, float], list[str]]:
         """The measured values a result needs, chosen by its assumptions, and one note per choice.
 
@@ -315,9 +360,14 @@ class Constants:
         return out, notes
 
     def evaluate(self, result: Result | str, params: Mapping[str, Any] | None = None, **kw: Any) -> Evaluation:
-        """Evaluate a result with the measured constants; ``params``/keywords (T, tau, eta ...) override them."""
+        """Evaluate a result with the measured constants; ``params``/keywords (T, tau, eta ...) override them. A
+        constant held in another variant than the one the result needs is refused (:meth:`variant_gaps`)."""
+        given = {**(params or {}), **kw}
+        gaps = self.variant_gaps(result, given)
+        if gaps:
+            raise ParameterError("constants", f"the record {gaps[0]}")
         measured, _ = self.params_for(result)
-        return evaluate(result, {**measured, **(params or {}), **kw})
+        return evaluate(result, {**measured, **given})
 
     # ---- serialisation -------------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .errors import SflTheoryError
+from .errors import ParameterError, SflTheoryError
 from .outputs import check_dir
 from .plotting import save_formats, style, tidy_log_axes
 
@@ -45,19 +45,23 @@ FIGURES: dict[str, str] = {
 }
 
 
-def _check_names(names: Iterable[str] | None) -> list[str]:
+def check_names(names: Iterable[str] | None, param: str = "names") -> list[str]:
+    """The figures ``names`` (None: all), in the order given and once each; an unknown one is a ParameterError
+    naming ``param`` (the command line renames it to NAME)."""
     if names is None:
         return list(FIGURES)
+    if isinstance(names, str):  # a string would be read letter by letter
+        raise ParameterError(param, f"must be a list of figure names, not the string {names!r}")
     chosen = list(names)
     for n in chosen:
         if n not in FIGURES:
-            raise SflTheoryError(f"unknown figure '{n}'; figures: {', '.join(FIGURES)}")
+            raise ParameterError(param, f"unknown figure '{n}'; figures: {', '.join(FIGURES)}")
     return list(dict.fromkeys(chosen))  # in the order given, once each
 
 
 def load(name: str) -> ModuleType:
     """Import ``paper_figs/NAME.py`` by path (the scripts are not an installed package)."""
-    _check_names([name])
+    check_names([name], "name")
     path = ROOT / f"{name}.py"
     if not path.is_file():
         raise SflTheoryError(f"no figure script {path}: `sfltheory figs` needs a checkout of the repository")
@@ -78,9 +82,10 @@ def draw(name: str, small: bool = False) -> Any:
 
 
 def run(names: Iterable[str] | None = None, out: str | Path = DEFAULT_OUT, small: bool = False) -> list[Path]:
-    """Draw the figures ``names`` (default: all, in :data:`FIGURES` order) into ``out`` as PNG and PDF."""
-    chosen = _check_names(names)
-    out = Path(out)
+    """Draw the figures ``names`` (default: all, in :data:`FIGURES` order) into ``out`` as PNG and PDF. Both are
+    checked before any figure is drawn (errors name ``names`` and ``out``)."""
+    chosen = check_names(names)
+    out = check_dir("out", out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name in chosen:

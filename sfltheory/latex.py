@@ -427,3 +427,31 @@ def parse_relation(
     lhs = parse_formula(latex[:start], params, notation)
     rhs = parse_formula(latex[end:], params, notation)
     return lhs, canonical, rhs  # type: ignore[return-value]
+
+
+# --- a parsed formula's value (a user's formula must be a finite real number: sfltheory.userresults) ------------
+_INFINITE = (sp.zoo, sp.oo, -sp.oo, sp.nan)
+
+
+def never_real(e: sp.Expr) -> str:
+    """What ``e`` is when SymPy finds it no finite real number whatever its (positive) parameters -- an infinity
+    (zoo: a division by zero or log(0)), nan, or an imaginary value -- else ''."""
+    e = sp.sympify(e)
+    if e.has(*_INFINITE) or e.is_finite is False:
+        return f"{e} (an infinity or undefined: a division by zero, log(0) or \\infty)"
+    if e.is_extended_real is False:
+        return f"{e} (not real: the square root or log of a negative number)"
+    return ""
+
+
+def gives(v: sp.Expr) -> str:
+    """'' when ``v`` (a formula at numbers) is a finite real number, else what it is."""
+    try:
+        n = sp.N(v, 15)
+        if n.free_symbols or n.has(*_INFINITE):
+            return str(n)
+        re_, im = n.as_real_imag()
+        ok = abs(im) <= 1e-12 * abs(re_) and bool(sp.Abs(re_).is_finite)
+    except (TypeError, ValueError, ArithmeticError) as e:
+        return f"no number ({type(e).__name__})"
+    return "" if ok else str(sp.N(n, 6))

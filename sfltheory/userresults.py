@@ -255,16 +255,28 @@ class _Builder:
     def formula(self, path: str, raw: Any) -> sp.Expr:
         s = _text(self.at, path, raw)
         try:
-            return tex.parse_formula(s, self.universe, self.notation)
-        except tex.LatexError as e:
-            raise self.at.fail(path, str(e)) from None
+            e = tex.parse_formula(s, self.universe, self.notation)
+        except tex.LatexError as err:
+            raise self.at.fail(path, str(err)) from None
+        self.real(path, s, e)
+        return e
 
     def relation(self, path: str, raw: Any) -> tuple[sp.Expr, Relation, sp.Expr]:
         s = _text(self.at, path, raw)
         try:
-            return tex.parse_relation(s, self.universe, self.notation)
+            lhs, rel, rhs = tex.parse_relation(s, self.universe, self.notation)
         except tex.LatexError as e:
             raise self.at.fail(path, str(e)) from None
+        self.real(path, s, lhs, "the left side of ")
+        self.real(path, s, rhs, "the right side of ")
+        return lhs, rel, rhs
+
+    def real(self, path: str, text: str, e: sp.Expr, side: str = "") -> None:
+        """Refuse a formula that is no finite real number whatever its parameters (zoo, oo, nan, imaginary)."""
+        what = tex.never_real(e)
+        if what:
+            raise self.at.fail(path, f"{side}'{text}' is not a finite real number for any value of its parameters: "
+                                     f"it is {what}")  # fmt: skip
 
     def name(self, path: str, raw: Any) -> str:
         """A parameter named canonically (``eta_c``) or by its LaTeX (``\\eta_c``)."""
@@ -315,12 +327,18 @@ class _Builder:
         _unique(at, "assumptions", [a.key for a in assumptions])
         notes = tuple(_text(at, f"notes[{i}]", x) for i, x in enumerate(_seq(at, d, "notes")))
         rate = None if d.get("rate") is None else _text(at, "rate", d["rate"])
-        return Result(
+        r = Result(
             paper=paper, label=label, kind=kind, title=_text(at, "title", d["title"]), provenance=prov,  # type: ignore[arg-type]
             lhs=_text(at, "lhs", d["lhs"]), terms=terms, hypotheses=hyps, assumptions=assumptions, edition=edition,
             statement=_opt(at, d, "", "statement"), rate=rate, step=step, defaults=defaults,
             notation=dict(self.notation), notes=notes,
         )  # fmt: skip
+        bad = not_real_at(r, {p.name: p for p in self.universe})
+        if bad is not None:
+            path, side, point, value = bad
+            raise at.fail(path, f"{side}'{_latex_at(d, path)}' is not a finite real number at {point}: it gives "
+                                f"{value} ({SAMPLED})")  # fmt: skip
+        return r
 
     def ident(self, raw: Any) -> tuple[str, str, str]:
         rid = _text(self.at, "id", raw)
@@ -413,6 +431,81 @@ def _unique(at: _At, path: str, names: Sequence[str]) -> None:
         if n in seen:
             raise at.fail(f"{path}[{i}].name", f"'{n}' names two entries")
         seen.add(n)
+
+
+# --- every formula a finite real number -------------------------------------------------------------------
+# The k-th sampled point gives each parameter the k-th value of its domain: interior values (a bound may be void
+# at a boundary, 1/tau at tau = 0), and small steps and smoothing radii, as step conditions allow.
+SAMPLES: dict[str, tuple[str, ...]] = {
+    "positive": ("1", "2", "1/2", "10"), "nonneg": ("1", "2", "1/2", "10"), "real": ("1", "2", "1/2", "10"),
+    "count": ("1", "2", "10", "100"), "count0": ("1", "2", "10", "100"), "fraction": ("1", "1/2", "1/4", "1/10"),
+}  # fmt: skip
+SMALL = ("1/1000", "1/100", "1/10000", "1/1000")  # group "step" and the ZO smoothing radius lam
+SAMPLED = (
+    "every term, default and hypothesis side must be a finite real number wherever the hypotheses that condition "
+    "it hold: fix the formula or state the hypothesis that excludes these values"
+)
+
+
+def _sample(p: Param | None, k: int) -> sp.Float:
+    """The k-th value of ``p``: a 30-digit float, not an exact rational (T^(T^T) at T = 100 would be computed
+    as an integer of 10^200 digits)."""
+    small = p is not None and (p.group == "step" or p.name == "lam")
+    row = SMALL if small else SAMPLES.get(p.domain if p is not None else "positive", SAMPLES["positive"])
+    return sp.Float(sp.Rational(row[k]), 30)
+
+
+def _holds(h: Hypothesis, values: Mapping[sp.Symbol, sp.Expr]) -> bool:
+    lhs, rhs = h.lhs.subs(values), h.rhs.subs(values)
+    if tex.gives(lhs) or tex.gives(rhs):
+        return False
+    a, b = float(sp.N(lhs, 15).as_real_imag()[0]), float(sp.N(rhs, 15).as_real_imag()[0])
+    tol = 1e-9 * max(abs(a), abs(b))  # as evaluation checks them: non-strict up to rounding, strict exactly
+    eq = abs(a - b) <= h.atol + h.rtol * abs(b)
+    return {"<=": a <= b + tol, "<": a < b, ">=": a >= b - tol, ">": a > b, "==": eq}[h.rel]
+
+
+def not_real_at(r: Result, params: Mapping[str, Param]) -> tuple[str, str, str, str] | None:
+    """The first formula of ``r`` that is not a finite real number at a sampled point where the hypotheses that
+    condition it hold (all of them for a term; the others for a hypothesis; those that do not read the defaulted
+    name for a default): (field path, which side, the point, what it gives); None when there is none."""
+    hyps = r.hypotheses
+    reads = [h.lhs.free_symbols | h.rhs.free_symbols for h in hyps]
+    todo: list[tuple[str, str, sp.Expr, set[int]]] = [
+        (f"terms[{i}].latex", "", t.expr, set()) for i, t in enumerate(r.terms)
+    ]
+    todo += [(f"defaults[{i}].latex", "", d.expr, {j for j, s in enumerate(reads) if vocab.symbol(d.name) in s})
+             for i, d in enumerate(r.defaults)]  # fmt: skip
+    for i, h in enumerate(hyps):
+        todo += [(f"hypotheses[{i}].latex", "the left side of ", h.lhs, {i})]
+        todo += [(f"hypotheses[{i}].latex", "the right side of ", h.rhs, {i})]
+    names: set[sp.Symbol] = set().union(*(e.free_symbols for _, _, e, _ in todo))
+    names |= {vocab.symbol(d.name) for d in r.defaults}
+    for k in range(len(SMALL)):
+        values: dict[sp.Symbol, sp.Expr] = {s: _sample(params.get(s.name), k) for s in names}
+        for _ in range(2):  # a default may read another one's value
+            for d in r.defaults:
+                v = d.expr.subs(values)
+                if not tex.gives(v):
+                    values[vocab.symbol(d.name)] = v
+        ok = [_holds(h, values) for h in hyps]
+        for path, side, e, free in todo:
+            if all(ok[j] for j in range(len(hyps)) if j not in free):
+                what = tex.gives(e.subs(values))
+                if what:
+                    shown = ", ".join(f"{s.name}={_num(values[s])}" for s in sorted(e.free_symbols, key=str))
+                    return path, side, shown, what
+    return None
+
+
+def _num(v: sp.Expr) -> str:
+    return f"{float(v):g}" if not tex.gives(v) else str(v)
+
+
+def _latex_at(d: Mapping[str, Any], path: str) -> str:
+    """The LaTeX a result's field path (``terms[1].latex``) holds, as the file writes it."""
+    m = re.fullmatch(r"(\w+)\[(\d+)\]\.latex", path)
+    return str(d[m.group(1)][int(m.group(2))]["latex"]) if m else ""
 
 
 # --- the set ----------------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ def test_which_filters_by_what_a_user_knows() -> None:
     assert [a.name for a in which(participation="partial", aux="yes")] == ["sfl_aux"]
     assert len(which()) == len(ALGORITHMS)
     assert results_of(["fedavg"]) == ["sl_noniid/thm2", "sl_noniid/sec4.3.speedup", "sl_noniid/sec4.3.speedup@explicit"]
-    with pytest.raises(ParameterError, match="'--clients': must be one of parallel, sequential, one"):
+    with pytest.raises(ParameterError, match="'clients': must be one of parallel, sequential, one"):
         which(clients="async")
     with pytest.raises(ParameterError, match="unknown algorithm 'sfl_v3'"):
         algorithm("sfl_v3")

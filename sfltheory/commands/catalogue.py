@@ -4,21 +4,50 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from .. import report
-from ..algorithms import Algorithm, algorithm, which
+from ..algorithms import TRAITS, Algorithm, algorithm, which
 from ..errors import ParameterError
 from ..registry import get, paper_keys, results
 from .output import print_json
 
 
+@contextmanager
+def flags(rename: Mapping[str, str]) -> Iterator[None]:
+    """A library error raised inside names its Python parameter (``name``, ``clients``): the command line names
+    the flag that gave it (``rename``: parameter -> flag)."""
+    try:
+        yield
+    except ParameterError as e:
+        if e.name not in rename:
+            raise
+        raise ParameterError(rename[e.name], e.rule) from None
+
+
+def _algorithm(name: str) -> Algorithm:
+    with flags({"name": "--algorithm"}):
+        return algorithm(name)
+
+
+def _paper(key: str | None) -> str | None:
+    """``--paper KEY`` checked: a known paper key (the built-in ones and those of loaded result files)."""
+    if key is not None and key not in paper_keys():
+        raise ParameterError("--paper", f"unknown paper key '{key}'; known: {', '.join(paper_keys())}")
+    return key
+
+
 def _cmd_list(a: argparse.Namespace) -> int:
-    if a.paper is not None and a.paper not in paper_keys():
-        raise ParameterError("--paper", f"unknown paper key '{a.paper}'; known: {', '.join(paper_keys())}")
+    _paper(a.paper)
+    given = [f for f, v in (("--paper", a.paper), ("--algorithm", a.algorithm)) if v is not None]
+    if a.markdown and given:  # the page is the whole catalogue: a filter would be ignored
+        raise ParameterError(given[0], f"--markdown writes the whole catalogue page (docs/CATALOGUE.md); drop "
+                                       f"{' and '.join(given)} or drop --markdown")  # fmt: skip
     rs = results(a.paper)
     if a.algorithm is not None:
-        keep = set(algorithm(a.algorithm).results)
+        keep = set(_algorithm(a.algorithm).results)
         rs = [r for r in rs if r.id in keep]
     if a.markdown:
         print(report.list_markdown())
@@ -31,11 +60,16 @@ def _cmd_list(a: argparse.Namespace) -> int:
 
 def _cmd_which(a: argparse.Namespace) -> int:
     """The algorithms that match the run described, and the results that analyse each."""
+    traits = {k: getattr(a, k) for k in TRAITS}
+    given = [f"--{k.replace('_', '-')}" for k, v in traits.items() if v is not None]
     if a.algorithm is not None:
-        found = [algorithm(a.algorithm)]
+        if given:  # one algorithm named: a trait would be ignored, not checked against it
+            raise ParameterError("--algorithm", f"--algorithm names one algorithm; drop {', '.join(given)} (to "
+                                                "match by traits) or drop --algorithm")  # fmt: skip
+        found = [_algorithm(a.algorithm)]
     else:
-        found = which(client=a.client, server=a.server, clients=a.clients, local_steps=a.local_steps,
-                      server_steps=a.server_steps, participation=a.participation, aux=a.aux)  # fmt: skip
+        with flags({k: f"--{k.replace('_', '-')}" for k in TRAITS}):
+            found = which(**traits)
     if a.json:
         print_json([{**a_.__dict__, "results": list(a_.results)} for a_ in found])
         return 0
@@ -92,7 +126,7 @@ def _cmd_vocabulary(a: argparse.Namespace) -> int:
 
 
 def _cmd_errata(a: argparse.Namespace) -> int:
-    rs = results(a.paper)
+    rs = results(_paper(a.paper))
     if a.markdown:
         print(report.errata_markdown(rs))
     elif a.json:

@@ -15,6 +15,7 @@ from typing import Any
 from ..constants import Constants, CutConstants, cut_dependent
 from ..errors import ParameterError
 from ..plan.cuts import CutPoint, CutTable
+from ..registry import get
 from .cuts import cuts_of
 
 SPLIT = ("d", "d_c", "d_s")  # given by a model's cuts, never taken from a record when planning over cuts
@@ -31,11 +32,23 @@ def measured_for(a: argparse.Namespace, c: Constants, rid: str, given: Mapping[s
     """The measured values result ``rid`` needs from ``c``, with its choices deferred as ``# ...`` notes and, where
     another variant stands in for what an assumption needs (L for L[clients] under "every local objective is
     L-smooth"), one warning line each unless the value is ``given`` on the command line."""
+    gaps = c.variant_gaps(rid, given, _read_by(a, rid))
+    if gaps:  # the file holds the name in another variant: say so, not "missing"
+        raise ParameterError("--constants", f"{getattr(a, 'constants', 'the record')} {gaps[0]}")
     measured, notes = c.params_for(rid)
     label = "" if getattr(a, "id", None) == rid else f"{rid}: "
     defer(a, [f"# {label}{n}" for n in notes])
     defer(a, [f"sfltheory: warning: {label}{w}" for w in c.fallbacks(rid, given=given)])
     return measured
+
+
+def _read_by(a: argparse.Namespace, rid: str) -> set[str] | None:
+    """The names the command reads of result ``rid``: for ``check-lr`` those of the conditions that bound or fix
+    the step (a constant of the bound alone is not needed there); every name otherwise (None)."""
+    if getattr(a, "cmd", None) != "check-lr":
+        return None
+    kinds = ("step_size", "coupling", "choice")
+    return {s.name for h in get(rid).hypotheses if h.kind in kinds for s in h.lhs.free_symbols | h.rhs.free_symbols}
 
 
 def with_constants(a: argparse.Namespace, params: dict[str, Any], rid: str | None = None) -> dict[str, Any]:

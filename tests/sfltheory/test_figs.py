@@ -35,7 +35,9 @@ def test_unknown_figure_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.
     rc = main(["figs", "terms_cut_layer", "no_such_figure", "--out", str(tmp_path / "x")])
     err = capsys.readouterr().err
     assert rc == 2
-    assert err.count("\n") == 1 and err.startswith("sfltheory: error: unknown figure 'no_such_figure'")
+    assert err.count("\n") == 1 and err.startswith(
+        "sfltheory: error: parameter 'NAME': unknown figure 'no_such_figure'"
+    )
     assert not (tmp_path / "x").exists()  # checked before anything is drawn
 
 
