@@ -1,4 +1,5 @@
-"""``sfltheory sweep FILE [--executor serial|process|ray] [--address ADDR] [--max-parallel N]``.
+"""``sfltheory sweep FILE [--executor serial|process|ray] [--address ADDR] [--max-parallel N] [--max-rounds N]
+[--max-configs N]``.
 
 :func:`register` adds the command to ``sfltheory``'s parser (a subparsers object); :func:`main` runs it alone
 (``python -m verify.sweep FILE ...``). Nothing here imports torch until the command runs.
@@ -19,6 +20,8 @@ from typing import Any
 from sfltheory.cliargs import EXIT_USAGE, Parser, count_arg
 from sfltheory.errors import ParameterError, SflTheoryError
 from sfltheory.outputs import check_dir
+
+from .spec import MAX_CONFIGS, MAX_TOTAL_ROUNDS
 
 EXIT_FAILED = 1
 
@@ -43,6 +46,10 @@ def register(sub: Any) -> None:
     s.add_argument("--address", help="a running Ray cluster (auto, or HEAD_IP:6379); with --executor ray")
     s.add_argument("--max-parallel", type=count_arg("--max-parallel"), help="at most this many configurations at once")
     s.add_argument("--out", metavar="DIR", help="the results folder (default: the file's `out`, else FILE.results)")
+    s.add_argument("--max-configs", type=count_arg("--max-configs"), default=MAX_CONFIGS, metavar="N",
+                   help=f"refuse a sweep of more configurations than this (default {MAX_CONFIGS:.0e})")  # fmt: skip
+    s.add_argument("--max-rounds", type=count_arg("--max-rounds"), default=MAX_TOTAL_ROUNDS, metavar="N",
+                   help=f"refuse a sweep of more rounds in all, T summed (default {MAX_TOTAL_ROUNDS:.0e})")  # fmt: skip
     s.add_argument("--list", action="store_true", help="list the configurations, their keys and status; run nothing")
     s.add_argument("--json", action="store_true", help="print the summary and the table as JSON")
     s.add_argument("--quiet", action="store_true", help="no progress line")
@@ -69,7 +76,8 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         check_dir("--out" if a.out else "sweep.out", folder)
     if sweep.trend is not None:
         return _trend(sweep, a, folder, progress)
-    if a.list:
+    if a.list:  # nothing runs: only the number of configurations to list is capped
+        sweep.check_size(max_configs=a.max_configs, max_rounds=2**63)
         configs = sweep.expand()
         table = build_table(sweep.name, configs, sweep.columns, Store(folder))
         vary = varying(configs)
@@ -83,7 +91,7 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         print(f"{len(configs)} configurations ({table.counts['ok']} done, {table.counts['failed']} failed) in {folder}")
         return 0
     summary = run_sweep(sweep, executor=a.executor, address=a.address, max_parallel=a.max_parallel, out=folder,
-                        progress=progress)  # fmt: skip
+                        progress=progress, max_configs=a.max_configs, max_rounds=a.max_rounds)  # fmt: skip
     table = summary.table
     report = None
     if sweep.kind == "verify" and table.counts["ok"]:

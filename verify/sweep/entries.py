@@ -20,14 +20,22 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from sfltheory.errors import ParameterError
-from verify.spec import RUN_KEYS, name_of, named_by
-from verify.sweep.spec import TRAIN_RECORD
+from verify.spec import FLAGS, RUN_KEYS, name_of
+from verify.sweep.spec import TRAIN_RECORD, Config
+from verify.sweep.store import VERIFY_COLUMNS
+
+# The per-round metrics the algorithms return beyond RoundRecord's fields (``round()`` in verify/train/algorithms;
+# ``drift`` is a field): what a train configuration can record as a series. A test reads the algorithms' sources
+# and keeps this in step.
+ROUND_METRICS = ("drift_client", "drift_server", "batch_loss", "local_loss", "participants", "server_round")
 
 # What runs a configuration (the parser, the trainer, the pipeline) is imported inside the functions that run it:
 # it imports torch, and this package promises none (a sweep's parent process only reads files and stores records,
@@ -36,13 +44,109 @@ from verify.sweep.spec import TRAIN_RECORD
 RESULT_VERSION = 1
 
 
-def check(kind: str, params: Mapping[str, Any]) -> None:
-    """Check a configuration before any work (cheap: builds the algorithm, not the problem); raises
-    ParameterError naming the parameter."""
+def check(kind: str, params: Mapping[str, Any], seen: set[str] | None = None) -> None:
+    """Check a configuration before any work (cheap: builds the algorithm, not the problem) and the files its problem
+    names (:func:`check_files`; ``seen``: those already checked); raises ParameterError naming the parameter as the
+    sweep file does."""
+
+    def parse(p: Mapping[str, Any]) -> None:
+        spec = check_spec(p) if kind == "verify" else run_spec(p)
+        check_files(spec.problem, set() if seen is None else seen)
+
+    in_sweep_names(parse, params)
+
+
+def check_all(configs: Iterable[Config]) -> None:
+    """Every configuration checked (:func:`check`) before any runs; an error names the parameter and where the
+    sweep file declares it (``([base])``, ``([grid] eta_l = -1)``, ``([[configs]] entry 2)``)."""
+    seen: set[str] = set()
+    for c in configs:
+        try:
+            check(c.kind, c.params, seen)
+        except ParameterError as e:
+            raise ParameterError(e.name, f"{e.rule} ({c.where(e.name)})") from None
+
+
+def check_files(problem: Any, seen: set[str]) -> None:
+    """The files a problem names, read now (each once, ``seen`` holding those done): a quadratic problem file
+    (read and checked whole), a model problem's ``.pt``/``.npz`` data (loaded), a dataset's ``root=`` folder, and a
+    ``file.py:factory`` model's file. Built-in datasets and models are not loaded here: the runs do."""
+    from verify.spec import ModelSpec, QuadraticSpec
+
+    if isinstance(problem, QuadraticSpec) and problem.file is not None and f"q:{problem.file}" not in seen:
+        from verify.problems import QuadraticProblem
+
+        QuadraticProblem.from_file(problem.file)
+        seen.add(f"q:{problem.file}")
+    if not isinstance(problem, ModelSpec):
+        return
+    if f"d:{problem.data}" not in seen:
+        check_data(problem.data)
+        seen.add(f"d:{problem.data}")
+    if f"m:{problem.model}" not in seen:
+        check_model(problem.model)
+        seen.add(f"m:{problem.model}")
+
+
+def check_data(data: str) -> None:
+    """A dataset spec's files: a ``.pt``/``.npz`` path is loaded (:func:`verify.data.load_tensors`), a ``root=``
+    folder must be one."""
+    if Path(data).suffix.lower() in (".pt", ".npz"):
+        from verify.data import load_tensors
+
+        load_tensors(data)
+        return
+    for item in data.partition(":")[2].split(","):
+        key, sep, value = item.partition("=")
+        if key.strip() == "root" and sep and not Path(value.strip()).is_dir():
+            raise ParameterError("problem.data", f"'{data}': no such folder {value.strip()}")
+
+
+def check_model(model: str) -> None:
+    """A model spec's form: a registered name, ``package.module:factory``, or ``file.py:factory`` whose file
+    exists (the module is imported by the runs, not here: importing runs the user's code)."""
+    from verify.models import MODELS
+
+    if model in MODELS:
+        return
+    module, sep, attr = model.rpartition(":")
+    if not sep or not module or not attr:
+        raise ParameterError("problem.model", f"unknown model '{model}'; known: {', '.join(MODELS)} (or "
+                             "package.module:factory, or file.py:factory)")  # fmt: skip
+    if module.endswith(".py") and not Path(module).is_file():
+        raise ParameterError("problem.model", f"no such file: {module}")
+
+
+def known_columns(kind: str) -> tuple[str, ...]:
+    """What a configuration of ``kind`` can record: a train run's series and columns (``run_status`` too), or a
+    verification's columns."""
     if kind == "verify":
-        check_spec(params)
-    else:
-        run_spec(params)
+        return VERIFY_COLUMNS
+    from verify.train.base import RECORD_FIELDS
+
+    return (*RECORD_FIELDS, *ROUND_METRICS)
+
+
+def check_recorded(configs: Sequence[Config], series: Sequence[str], record: Sequence[str]) -> None:
+    """``sweep.series`` and ``sweep.record`` name what the configurations record, or they are refused (one line,
+    listing the known names) before any runs: an unknown name would record nothing and say nothing."""
+    kinds = {c.kind for c in configs}
+    params = {k for c in configs for k in c.params}
+    if series and "train" not in kinds:
+        raise ParameterError("sweep.series", "records a train run's series; a verify configuration records its "
+                             "verification (its columns: sweep.record)")  # fmt: skip
+    train = known_columns("train")
+    for name in series:
+        if name not in train:
+            raise ParameterError("sweep.series", f"unknown series {name!r} (known: {', '.join(train)})")
+    known: list[str] = []
+    for k in sorted(kinds):
+        known += [*known_columns(k), *(["run_status"] if k == "train" else [])]
+    known = list(dict.fromkeys(known))
+    for name in record:
+        if name not in known and name not in params:
+            raise ParameterError("sweep.record", f"unknown column {name!r} (known: {', '.join(known)}, or a "
+                                 "parameter of the sweep)")  # fmt: skip
 
 
 def run_config(kind: str, params: Mapping[str, Any], series: Sequence[str] = (), *, auto: str | None = None
@@ -112,10 +216,30 @@ def _host() -> str:
 # --- train ----------------------------------------------------------------------------------------------------------
 
 
+# a command-line flag -> the spec field it sets (the first field of a flag: ``--model`` is ``problem.model``)
+FIELD_OF_FLAG: dict[str, str] = {}
+for _field, _flag in FLAGS.items():
+    FIELD_OF_FLAG.setdefault(_flag, _field)
+
+
+def sweep_name(name: str) -> str:
+    """The sweep-file name of a spec field (``problem.clients`` -> ``clients``), or of a flag a library names
+    (``--model`` -> ``model``): a sweep file has keys, not flags."""
+    return name_of(FIELD_OF_FLAG.get(name, name))
+
+
 def in_sweep_names(parse: Any, params: Mapping[str, Any]) -> Any:
-    """``parse(params)``, a spec's one parser, with a field in an error named as a sweep file names it."""
-    with named_by(name_of):
+    """``parse(params)``, a spec's one parser, with the parameter of an error named as a sweep file names it
+    (:func:`sweep_name`, as :func:`verify.spec.named_by` renames for a front end) and a flag in the rule's text as
+    the key it is in a sweep file."""
+    try:
         return parse(params)
+    except ParameterError as e:
+        rule = re.sub(r"--[a-z][a-z0-9-]*", lambda m: sweep_name(m.group()) if m.group() in FIELD_OF_FLAG
+                      else m.group(), e.rule)  # fmt: skip
+        if sweep_name(e.name) == e.name and rule == e.rule:
+            raise
+        raise ParameterError(sweep_name(e.name), rule) from None
 
 
 def run_spec(params: Mapping[str, Any]) -> Any:
@@ -179,12 +303,22 @@ def _run_verify(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ = [
+    "FIELD_OF_FLAG",
+    "ROUND_METRICS",
     "check",
+    "check_all",
+    "check_data",
+    "check_files",
+    "check_model",
+    "check_recorded",
     "check_spec",
     "error_line",
     "execute",
+    "in_sweep_names",
     "init_worker",
+    "known_columns",
     "measure_locally",
     "run_config",
     "run_spec",
+    "sweep_name",
 ]

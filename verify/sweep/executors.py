@@ -17,17 +17,73 @@ as it finishes. A task that raises, or whose worker dies, comes back as an excep
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import logging
 import multiprocessing
 import os
+import socket
+import sys
+import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from sfltheory.errors import ParameterError
 
 EXECUTORS = ("serial", "process", "ray")
 Fn = Callable[[Any], Any]
+# how long to wait for a Ray head's port to answer before saying it cannot be reached (ray.init itself waits minutes)
+CONNECT_TIMEOUT = 10.0
+ADDRESS_FORMS = "auto, HOST:PORT (e.g. 10.0.0.1:6379, a port 1..65535) or ray://HOST:PORT"
+
+
+def parse_address(address: str) -> tuple[str, int] | None:
+    """The (host, port) of a Ray address, None for ``auto`` (Ray finds the cluster this machine runs); anything
+    else is refused (one line naming ``--address``) before Ray is imported."""
+    if not isinstance(address, str) or not address.strip():
+        raise ParameterError("--address", f"must be {ADDRESS_FORMS} (got {address!r})")
+    a = address.strip()
+    if a == "auto":
+        return None
+    rest = a.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1]:6379
+    ok_port = port.isascii() and port.isdigit() and 1 <= int(port) <= 65535
+    if not sep or not host or not ok_port or any(ch in host for ch in "/ @?#"):
+        raise ParameterError("--address", f"must be {ADDRESS_FORMS} (got {address!r})")
+    return host, int(port)
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """An address of the right form whose host answers on its port within ``timeout`` seconds (a plain TCP
+    connection), or one line naming ``--address``: ``ray.init`` on an unreachable address waits minutes, silent."""
+    where = parse_address(address)
+    if where is None:
+        return
+    host, port = where
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as e:  # refused, timed out, no route, a host name that does not resolve
+        why = "timed out" if isinstance(e, TimeoutError) else (e.strerror or str(e) or type(e).__name__)
+        raise ParameterError("--address", f"cannot reach {host}:{port} within {timeout:g} s ({why}): is the "
+                             "cluster's head (ray start --head) running there?") from None  # fmt: skip
+
+
+def check_options(name: str, *, address: str | None = None, max_parallel: int | None = None,
+                  reach: bool = True) -> None:  # fmt: skip
+    """An executor's options, before any work: its name, ``address`` only with ray (its form, and that it answers
+    unless not ``reach``), ``max_parallel`` at least 1."""
+    if name not in EXECUTORS:
+        raise ParameterError("--executor", f"must be one of {', '.join(EXECUTORS)} (got {name!r})")
+    if address and name != "ray":
+        raise ParameterError("--address", "joins a Ray cluster: use it with --executor ray")
+    if max_parallel is not None and (isinstance(max_parallel, bool) or not isinstance(max_parallel, int)
+                                     or max_parallel < 1):  # fmt: skip
+        raise ParameterError("--max-parallel", f"must be an integer >= 1 (got {max_parallel!r})")
+    if address is not None and reach:
+        check_address(address)
+    elif address is not None:
+        parse_address(address)
 
 
 def cpu_count() -> int:
@@ -188,6 +244,8 @@ class RayExecutor(Executor):
     def __init__(self, fn: Fn, *, address: str | None = None, max_parallel: int | None = None,
                  num_cpus: float = 1.0, num_gpus: float = 0.0) -> None:  # fmt: skip
         super().__init__(fn)
+        if address is not None:
+            parse_address(address)  # its form, before Ray is imported (run_configs also checks it answers)
         try:
             import ray
         except ImportError:
@@ -195,15 +253,8 @@ class RayExecutor(Executor):
         self._ray = ray
         self._started = False
         self._inflight: set[Any] = set()
-        if ray.is_initialized():
-            pass  # the caller's instance (e.g. a notebook already connected to a cluster)
-        elif address:
-            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-            self._started = True
-        else:
-            ray.init(num_cpus=max_parallel or cpu_count(), include_dashboard=False, log_to_driver=False,
-                     logging_level=logging.ERROR)  # fmt: skip
-            self._started = True
+        if not ray.is_initialized():  # else the caller's instance (e.g. a notebook already connected to a cluster)
+            self._init(address, max_parallel)
         res = ray.cluster_resources()
         fits = [int(res.get("CPU", 0) / num_cpus + 1e-9)] if num_cpus > 0 else []
         if num_gpus > 0:
@@ -220,6 +271,23 @@ class RayExecutor(Executor):
         self._remote = ray.remote(num_cpus=num_cpus, num_gpus=num_gpus)(_with_threads)
         self._threads = threads
         self._where = address or "local"
+
+    def _init(self, address: str | None, max_parallel: int | None) -> None:
+        """Join the cluster at ``address``, or start a local instance; Ray's error becomes one line."""
+        ray = self._ray
+        try:
+            if address:
+                with _stderr_held():  # Ray's core logs a line a second while it retries a port that is not Ray's
+                    ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+            else:
+                ray.init(num_cpus=max_parallel or cpu_count(), include_dashboard=False, log_to_driver=False,
+                         logging_level=logging.ERROR)  # fmt: skip
+        except Exception as e:  # ConnectionError, ValueError, RuntimeError, a timeout: Ray's, in one line
+            msg = " ".join(str(e).split()) or type(e).__name__
+            if address:
+                raise ParameterError("--address", f"cannot join the Ray cluster at {address}: {msg}") from None
+            raise ParameterError("--executor", f"cannot start a local Ray instance: {msg}") from None
+        self._started = True
 
     @property
     def slots(self) -> int:
@@ -259,6 +327,30 @@ class RayExecutor(Executor):
         self.close()
 
 
+@contextlib.contextmanager
+def _stderr_held() -> Iterator[None]:
+    """The process's stderr (file descriptor 2, where Ray's C++ core writes) held in a temporary file while the body
+    runs: passed on when it succeeds, dropped when it raises (its one-line error says what went wrong). Used to join
+    a cluster only: a local instance's processes, started inside ray.init, would inherit the temporary file."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    ok = False
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+            ok = True
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            if ok:
+                held.seek(0)
+                text = held.read()
+                if text:
+                    os.write(2, text)
+
+
 def _with_threads(fn: Fn, task: Any, threads: int) -> Any:
     """Run ``fn(task)`` in a Ray worker with ``threads`` torch threads (the task's CPUs)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -275,13 +367,9 @@ def _with_threads(fn: Fn, task: Any, threads: int) -> Any:
 def make_executor(name: str, fn: Fn, *, max_parallel: int | None = None, address: str | None = None,
                   num_cpus: float = 1.0, num_gpus: float = 0.0, tasks: int | None = None,
                   initializer: Callable[[], None] | None = None) -> Executor:  # fmt: skip
-    """The executor called ``name`` (one of :data:`EXECUTORS`) running ``fn``."""
-    if name not in EXECUTORS:
-        raise ParameterError("--executor", f"must be one of {', '.join(EXECUTORS)} (got {name!r})")
-    if address and name != "ray":
-        raise ParameterError("--address", "joins a Ray cluster: use it with --executor ray")
-    if max_parallel is not None and (isinstance(max_parallel, bool) or max_parallel < 1):
-        raise ParameterError("--max-parallel", f"must be an integer >= 1 (got {max_parallel!r})")
+    """The executor called ``name`` (one of :data:`EXECUTORS`) running ``fn`` (its options checked as
+    :func:`check_options` does, but for the address's reachability: the caller checked it before any work)."""
+    check_options(name, address=address, max_parallel=max_parallel, reach=False)
     if name == "serial":
         return SerialExecutor(fn)
     if name == "process":
@@ -289,4 +377,17 @@ def make_executor(name: str, fn: Fn, *, max_parallel: int | None = None, address
     return RayExecutor(fn, address=address, max_parallel=max_parallel, num_cpus=num_cpus, num_gpus=num_gpus)
 
 
-__all__ = ["EXECUTORS", "Executor", "ProcessExecutor", "RayExecutor", "SerialExecutor", "cpu_count", "make_executor"]
+__all__ = [
+    "ADDRESS_FORMS",
+    "CONNECT_TIMEOUT",
+    "EXECUTORS",
+    "Executor",
+    "ProcessExecutor",
+    "RayExecutor",
+    "SerialExecutor",
+    "check_address",
+    "check_options",
+    "cpu_count",
+    "make_executor",
+    "parse_address",
+]

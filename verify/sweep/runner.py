@@ -8,6 +8,7 @@ next run skips every configuration whose result is stored (and reruns the failed
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -15,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from sfltheory.errors import ParameterError
+from sfltheory.errors import ParameterError, SflTheoryError
 
-from .entries import check, error_line, execute, init_worker
-from .executors import Executor, make_executor
-from .spec import Config, Sweep, load
+from .entries import check_all, check_recorded, error_line, execute, init_worker
+from .executors import Executor, check_options, make_executor
+from .spec import MAX_CONFIGS, MAX_TOTAL_ROUNDS, Config, Sweep, load
 from .store import Store, Table, build_table
 
 OnResult = Callable[[Config, Mapping[str, Any]], None]
@@ -143,51 +144,65 @@ def run_configs(
     progress: TextIO | None = None,
     on_result: OnResult | None = None,
 ) -> Summary:
-    """Run ``configs`` (already expanded) into the folder ``out``; see :func:`run_sweep`."""
+    """Run ``configs`` (already expanded) into the folder ``out``; see :func:`run_sweep`. Before any runs: the
+    executor's options (a Ray address answers), every configuration and the files it names, and what is recorded."""
     t0 = time.perf_counter()
     configs = list({c.key: c for c in configs}.values())  # each once, in order (same key: same config)
-    for c in configs:
-        check(c.kind, c.params)  # every configuration is checked before any work
-    store = Store(out)
+    check_options(executor, address=address, max_parallel=max_parallel)
+    check_all(configs)  # every configuration is checked before any work, naming where a bad value was declared
     if sweep is None:
         sweep = Sweep(name=name, num_cpus=num_cpus, num_gpus=num_gpus, record=tuple(columns))
+    check_recorded(configs, sweep.series, sweep.record)
+    store = Store(out)
     store.write_manifest(sweep, configs)
     todo = [c for c in configs if not store.done(c)]
     skipped = len(configs) - len(todo)
     bar = Progress(name, len(configs), skipped, progress)
     used = "nothing to run"
     if todo:
-        ex = make_executor(executor, execute, max_parallel=max_parallel, address=address, num_cpus=num_cpus,
-                           num_gpus=num_gpus, tasks=len(todo), initializer=init_worker)  # fmt: skip
-        used = ex.describe()
-
-        def done(c: Config, rec: Any, err: BaseException | None) -> None:
-            if err is not None or not isinstance(rec, Mapping):  # the worker died, or could not run it
-                why = error_line(err) if err is not None else f"no record ({rec!r})"
-                rec = {**_task(c), "status": "failed", "seconds": None, "error": why}
-            store.save(rec)
-            if rec["status"] == "ok":
-                bar.finished += 1
-            else:
-                bar.failed += 1
-            bar.show(force=True)
-            if on_result is not None:
-                on_result(c, rec)
-
         try:
-            with ex:
-                bar.show(force=True)
-                # a Ray task given no GPU runs on the CPU even where the node has one ("auto" would take it)
-                cpu = executor == "ray" and num_gpus == 0
-                drive(ex, todo, (lambda c: {**_task(c), "auto": "cpu"}) if cpu else _task, done, tick=bar)
-        finally:
-            bar.close()
-            build_table(name, configs, sweep.columns, store).to_csv(store.root / "table.csv")
+            used = _run(store, todo, bar, executor=executor, address=address, max_parallel=max_parallel,
+                        num_cpus=num_cpus, num_gpus=num_gpus, on_result=on_result)  # fmt: skip
+        except BaseException:  # interrupted, or a record could not be written: the table of what is stored so far
+            with contextlib.suppress(OSError, SflTheoryError):  # the error in flight is the one to report
+                build_table(name, configs, sweep.columns, store).to_csv(store.root / "table.csv")
+            raise
     table = build_table(name, configs, sweep.columns, store)
-    if not todo:
-        table.to_csv(store.root / "table.csv")
+    table.to_csv(store.root / "table.csv")
     return Summary(name=name, total=len(configs), skipped=skipped, finished=bar.finished, failed=bar.failed,
                    seconds=time.perf_counter() - t0, executor=used, out=store.root, table=table)  # fmt: skip
+
+
+def _run(store: Store, todo: Sequence[Config], bar: Progress, *, executor: str, address: str | None,
+         max_parallel: int | None, num_cpus: float, num_gpus: float, on_result: OnResult | None) -> str:  # fmt: skip
+    """Run ``todo`` on the executor, storing each record as it finishes; returns what ran them. A record that
+    cannot be written (a full disk) is kept in a fallback file and stops the sweep with that one line
+    (:class:`sfltheory.outputs.WriteFailed`); what was stored before stays, and the next run resumes from it."""
+    ex = make_executor(executor, execute, max_parallel=max_parallel, address=address, num_cpus=num_cpus,
+                       num_gpus=num_gpus, tasks=len(todo), initializer=init_worker)  # fmt: skip
+
+    def done(c: Config, rec: Any, err: BaseException | None) -> None:
+        if err is not None or not isinstance(rec, Mapping):  # the worker died, or could not run it
+            why = error_line(err) if err is not None else f"no record ({rec!r})"
+            rec = {**_task(c), "status": "failed", "seconds": None, "error": why}
+        store.save(rec)  # a failed write raises WriteFailed (the record kept): it stops the sweep
+        if rec["status"] == "ok":
+            bar.finished += 1
+        else:
+            bar.failed += 1
+        bar.show(force=True)
+        if on_result is not None:
+            on_result(c, rec)
+
+    try:
+        with ex:
+            bar.show(force=True)
+            # a Ray task given no GPU runs on the CPU even where the node has one ("auto" would take it)
+            cpu = executor == "ray" and num_gpus == 0
+            drive(ex, todo, (lambda c: {**_task(c), "auto": "cpu"}) if cpu else _task, done, tick=bar)
+    finally:
+        bar.close()
+    return ex.describe()
 
 
 def run_sweep(
@@ -199,17 +214,22 @@ def run_sweep(
     out: str | Path | None = None,
     progress: TextIO | None = None,
     on_result: OnResult | None = None,
+    max_configs: int = MAX_CONFIGS,
+    max_rounds: int = MAX_TOTAL_ROUNDS,
 ) -> Summary:
     """Run a sweep (a :class:`Sweep` or a sweep file) on ``executor`` (``serial``, ``process`` or ``ray``) into
     its folder (``out`` overrides the file's). Configurations already done are skipped; each result is stored
     atomically as it finishes; a failing one is recorded with its error. ``progress``: a stream for the progress
-    line (None: silent); ``on_result(config, record)`` is called after each is stored."""
+    line (None: silent); ``on_result(config, record)`` is called after each is stored. A sweep of more than
+    ``max_configs`` configurations or ``max_rounds`` rounds in all (T summed) is refused before it is expanded
+    (:meth:`Sweep.check_size`)."""
     sw = load(sweep) if isinstance(sweep, str | Path) else sweep
     if sw.trend is not None:
         raise ParameterError("sweep.trend", "a trend sweep runs with verify.sweep.trends.run_trend or sfltheory sweep")
     folder = out if out is not None else sw.out
     if folder is None:
         raise ParameterError("sweep.out", "the sweep needs a results folder (out = ... or --out)")
+    sw.check_size(max_configs=max_configs, max_rounds=max_rounds)
     configs = sw.expand()
     return run_configs(sw.name, configs, folder, executor=executor, address=address, max_parallel=max_parallel,
                        num_cpus=sw.num_cpus, num_gpus=sw.num_gpus, sweep=sw, progress=progress,

@@ -31,6 +31,7 @@ from typing import Any
 import sfltheory
 from sfltheory import datafiles
 from sfltheory.errors import ParameterError
+from verify.spec import MAX_ROUNDS, CheckSpec, RunSpec, rounds
 
 SWEEP_FORMAT = "sfltheory.sweep/1"
 RESULT_FORMAT = "sfltheory.sweep-result/1"
@@ -41,6 +42,19 @@ TOP_KEYS = ("sweep", "base", "grid", "configs", "settings")
 # What a train configuration records in the table by default: the last record of the run (t = T unless it diverged)
 TRAIN_RECORD = ("run_status", "t", "gradnorm2", "gradnorm2_avg", "gradnorm2_min", "loss", "test_acc", "sim_time",
                 "bytes_up", "bytes_down", "wall_time")  # fmt: skip
+# the T of a configuration that gives none, per kind (the specs' own defaults: a dataclass default is a class
+# attribute)
+DEFAULT_T: dict[str, int] = {"train": RunSpec.T, "verify": CheckSpec.T}
+# what a sweep may declare unless it says it means more (run_sweep's max_configs / max_rounds, sfltheory sweep's
+# --max-configs / --max-rounds): 10^5 configurations already take ~100 s to check and ~100 MB to hold; 10^8 rounds
+# are 10 of the largest runs a run allows (verify.spec.MAX_ROUNDS)
+MAX_CONFIGS = 10**5
+MAX_TOTAL_ROUNDS = 10**8
+# how a sweep file declares its configurations (said when it declares none)
+HOW_TO_DECLARE = (
+    'add a [base] table with the algorithm (or, with kind = "verify", the result) and its parameters, then a [grid] '
+    "of values to vary or [[configs]] entries (README, 'Sweeps')"
+)
 # What a verify configuration records: the verdict and numbers of its admissible leg, and of the practical one
 VERIFY_RECORD = ("verdict", "step", "applies", "tightness", "decay_measured", "decay_predicted", "first_violation",
                  "practical_verdict", "practical_step", "practical_tightness")  # fmt: skip
@@ -54,11 +68,24 @@ class Config:
     params: dict[str, Any]
     series: tuple[str, ...] = ()
     key: str = ""
+    # where each parameter was declared in the sweep file ("[base]", "[grid]", "[[configs]] entry 2"): an error
+    # about a parameter names its place; not part of the configuration's identity
+    origin: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def label(self, varying: Sequence[str] | None = None) -> str:
         """``name=value`` of the parameters in ``varying`` (all when None), for progress lines and listings."""
         names = list(self.params) if varying is None else [k for k in varying if k in self.params]
         return " ".join(f"{k}={_short(self.params[k])}" for k in names)
+
+    def where(self, name: str) -> str:
+        """Where parameter ``name`` of this configuration was declared (the configuration itself when it was not
+        declared: a rule about the configuration as a whole)."""
+        place = self.origin.get(name)
+        if place is None:
+            return f"the configuration {self.label()}"
+        if place == "[grid]":
+            return f"[grid] {name} = {_short(self.params.get(name))}"
+        return place
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,9 +140,69 @@ class Sweep:
         return VERIFY_RECORD if self.kind == "verify" else TRAIN_RECORD
 
     def expand(self) -> list[Config]:
-        """Every configuration, canonical and keyed, duplicates (the same key) dropped."""
+        """Every configuration, canonical and keyed, duplicates (the same key) dropped; each knows where its
+        parameters were declared (:meth:`Config.where`), so an error about one names its place in the file."""
         if self.trend is not None:
             raise ParameterError("sweep.trend", "a trend sweep's configurations come from its check when it runs")
+        if self.declares_nothing:
+            raise ParameterError("base", f"the sweep declares no configuration: {HOW_TO_DECLARE}")
+        base, grid_names, values, entries = self._parts()
+        out: list[Config] = []
+        seen: set[str] = set()
+        for i, entry in enumerate(entries):
+            place = f"[[configs]] entry {i + 1}" if self.configs else "[base]"
+            declared = {**dict.fromkeys(base, "[base]"), **dict.fromkeys(entry, place),
+                        **dict.fromkeys(grid_names, "[grid]")}  # fmt: skip
+            missing = " and ".join(dict.fromkeys(["[base]", place, *(["[grid]"] if grid_names else [])]))
+            for point in itertools.product(*values):
+                merged = {**base, **entry, **dict(zip(grid_names, point, strict=True))}
+                c = make_config(self.kind, merged, self.series, origin=declared, missing_in=missing)
+                if c.key not in seen:
+                    seen.add(c.key)
+                    out.append(c)
+        return out
+
+    @property
+    def declares_nothing(self) -> bool:
+        """Whether the sweep declares no configuration at all (an empty file)."""
+        return self.trend is None and not (self.base or self.grid or self.configs)
+
+    def size(self) -> tuple[int, int]:
+        """``(configurations, rounds)``, computed without expanding the sweep: how many configurations it declares
+        (duplicates included) and their rounds ``T`` summed (the default T of a kind where none is given). A T over
+        :data:`verify.spec.MAX_ROUNDS` is refused here, naming where it was declared."""
+        base, grid_names, values, entries = self._parts()
+        points = math.prod(len(v) for v in values)
+        total = 0
+        for i, entry in enumerate(entries):
+            merged = {**base, **entry}  # an entry's None removes the base's value: the default then
+            default = DEFAULT_T.get(str(merged.get("kind", self.kind)), DEFAULT_T["train"])
+            if "T" in grid_names:
+                ts = values[grid_names.index("T")]
+                total += points // len(ts) * sum(_rounds(t, default, "[grid]") for t in ts)
+            else:
+                place = f"[[configs]] entry {i + 1}" if "T" in entry else "[base]"
+                total += points * _rounds(merged.get("T"), default, place)
+        return len(entries) * points, total
+
+    def check_size(self, *, max_configs: int = MAX_CONFIGS, max_rounds: int = MAX_TOTAL_ROUNDS) -> tuple[int, int]:
+        """:meth:`size`, refused (one line, before anything is expanded or run) above ``max_configs``
+        configurations or ``max_rounds`` rounds in all; the limits are arguments (``--max-configs``,
+        ``--max-rounds`` of ``sfltheory sweep``) so a sweep that is meant to be big can say so."""
+        n, total = self.size()
+        part = "grid" if self.grid else "configs"
+        if n > max_configs:
+            raise ParameterError(part, f"declares {n:,} configurations, more than the limit {max_configs:,} "
+                                 "(raise it with --max-configs N, or max_configs=N)")  # fmt: skip
+        if total > max_rounds:
+            raise ParameterError(part, f"runs {total:.3g} rounds in all ({n:,} configurations, T summed), more "
+                                 f"than the limit {max_rounds:.3g} (raise it with --max-rounds N, or "
+                                 "max_rounds=N)")  # fmt: skip
+        return n, total
+
+    def _parts(self) -> tuple[dict[str, Any], list[str], list[list[Any]], list[dict[str, Any]]]:
+        """The canonical base, grid names, grid values and explicit entries ([{}] when there are none); a None in an
+        entry or the grid is kept: it removes the base's value of that name."""
         base = _canonical_dict(self.base, "base")
         grid_names = list(self.grid)
         values = []
@@ -124,17 +211,8 @@ class Sweep:
             if isinstance(vs, str | bytes) or not isinstance(vs, Sequence) or len(vs) == 0:
                 raise ParameterError(f"grid.{name}", f"must be a non-empty list of values (got {vs!r})")
             values.append([canonical(v, f"grid.{name}") for v in vs])
-        entries = [_canonical_dict(c, f"configs[{i}]") for i, c in enumerate(self.configs)] or [{}]
-        out: list[Config] = []
-        seen: set[str] = set()
-        for entry in entries:
-            for point in itertools.product(*values):
-                merged = {**base, **entry, **dict(zip(grid_names, point, strict=True))}
-                c = make_config(self.kind, merged, self.series)
-                if c.key not in seen:
-                    seen.add(c.key)
-                    out.append(c)
-        return out
+        entries = [_canonical_dict(c, f"configs[{i}]", keep_none=True) for i, c in enumerate(self.configs)] or [{}]
+        return base, grid_names, values, entries
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any], *, where: Path | None = None, default_name: str = "sweep") -> Sweep:
@@ -178,17 +256,24 @@ def varying(configs: Sequence[Config]) -> list[str]:
     return [k for k in names if len({json.dumps(c.params.get(k), sort_keys=True) for c in configs}) > 1]
 
 
-def make_config(kind: str, params: Mapping[str, Any], series: Sequence[str] = ()) -> Config:
-    """A canonical, keyed configuration (``kind`` in a configuration's own parameters wins)."""
+def make_config(kind: str, params: Mapping[str, Any], series: Sequence[str] = (), *,
+                origin: Mapping[str, str] | None = None, missing_in: str | None = None) -> Config:  # fmt: skip
+    """A canonical, keyed configuration (``kind`` in a configuration's own parameters wins). ``origin``: where each
+    parameter was declared; ``missing_in``: where a missing algorithm (or result) should have been."""
     p = _canonical_dict(params, "config")
+    origin = dict(origin or {})
     k = p.pop("kind", kind)
     if k not in KINDS:
-        raise ParameterError("kind", f"must be one of {', '.join(KINDS)} (got {k!r})")
+        where = f" ({origin['kind']})" if "kind" in origin else ""
+        raise ParameterError("kind", f"must be one of {', '.join(KINDS)} (got {k!r}){where}")
     need = "algorithm" if k == "train" else "result"
     if not isinstance(p.get(need), str):
-        raise ParameterError(need, f"every {k} configuration names its {need} (missing in {_short(p)})")
+        got = f"got {p[need]!r}" if need in p else "missing"
+        place = origin.get(need) if need in p else missing_in
+        place = place or (f"the configuration {_short(p)}" if p else "an empty configuration")
+        raise ParameterError(need, f"every {k} configuration names its {need} ({got} in {place})")
     s = tuple(sorted(set(series))) if k == "train" else ()
-    return Config(kind=k, params=p, series=s, key=config_key(k, p, s))
+    return Config(kind=k, params=p, series=s, key=config_key(k, p, s), origin=origin)
 
 
 def config_key(kind: str, params: Mapping[str, Any], series: Sequence[str] = ()) -> str:
@@ -223,7 +308,7 @@ def canonical(v: Any, where: str) -> Any:
     raise ParameterError(where, f"must be a number, string, boolean or list of them (got {v!r})")
 
 
-def _canonical_dict(d: Mapping[str, Any], where: str) -> dict[str, Any]:
+def _canonical_dict(d: Mapping[str, Any], where: str, *, keep_none: bool = False) -> dict[str, Any]:
     if not isinstance(d, Mapping):
         raise ParameterError(where, f"must be a table of name = value (got {d!r})")
     out = {}
@@ -231,7 +316,20 @@ def _canonical_dict(d: Mapping[str, Any], where: str) -> dict[str, Any]:
         if not isinstance(k, str) or not k:
             raise ParameterError(where, f"parameter names are strings (got {k!r})")
         out[k] = canonical(v, k if where == "config" else f"{where}.{k}")
-    return {k: v for k, v in sorted(out.items()) if v is not None}
+    return {k: v for k, v in sorted(out.items()) if keep_none or v is not None}
+
+
+def _rounds(v: Any, default: int, place: str) -> int:
+    """A configuration's T for :meth:`Sweep.size`: the default when absent; over the cap refused here (naming its
+    place); a T that is not a number of rounds counts 1 (its configuration's check refuses it with its rule)."""
+    if v is None:
+        return default
+    try:
+        return rounds("T", v)
+    except ParameterError as e:
+        if isinstance(v, int | float) and not isinstance(v, bool) and v > MAX_ROUNDS:
+            raise ParameterError("T", f"{e.rule} ({place})") from None
+        return 1
 
 
 def _names(v: Any, what: str) -> tuple[str, ...]:
@@ -257,11 +355,16 @@ def _short(v: Any) -> str:
 
 def load(path: str | Path) -> Sweep:
     """Read a sweep file: ``.toml``, ``.yaml``/``.yml``, ``.json``, or ``.py`` defining ``SWEEP`` (a dict in the
-    file's layout, or a :class:`Sweep`). Any problem is one line naming what is wrong."""
+    file's layout, or a :class:`Sweep`). Any problem is one line naming what is wrong: a file that is not text
+    (its first byte that is not UTF-8), not valid in its format (its line and column), or that declares no
+    configuration."""
     p = Path(path)
     if not p.is_file():
         raise ParameterError("FILE", f"no sweep file {str(p)!r}")
     suffix = p.suffix.lower()
+    if suffix != ".py" and suffix not in datafiles.SUFFIXES:
+        raise ParameterError("FILE", f"a sweep file is .toml, .yaml, .yml, .json or .py (got {p.name!r})")
+    text = read_text(p)
     if suffix == ".py":
         import runpy
 
@@ -275,11 +378,27 @@ def load(path: str | Path) -> Sweep:
         if not isinstance(sw, Mapping):
             raise ParameterError("SWEEP", f"{p.name} must define SWEEP: a dict or a verify.sweep.Sweep")
         raw: Any = sw
-    else:
-        text = p.read_text(encoding="utf-8")
-        raw = _parse(text, suffix, p.name)
+    else:  # an empty file (or an all-comment YAML one) declares nothing, in every format (JSON would call it invalid)
+        raw = _parse(text, suffix, p) if text.strip() else {}
+    if raw is None:
+        raw = {}
     sweep = Sweep.from_dict(raw, where=p.parent, default_name=_default_name(p))
+    if sweep.declares_nothing:
+        raise ParameterError("FILE", f"{p} declares no configuration: {HOW_TO_DECLARE}")
     return sweep if sweep.out is not None else _with_out(sweep, p)
+
+
+def read_text(p: Path) -> str:
+    """A sweep file's text, or one line: it cannot be read, or it is not UTF-8 text (the first bad byte)."""
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ParameterError("FILE", f"cannot read {p}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ParameterError("FILE", f"{p} is not a text file: byte 0x{data[e.start]:02x} at offset {e.start} is "
+                             "not UTF-8") from None  # fmt: skip
 
 
 def _with_out(sweep: Sweep, p: Path) -> Sweep:
@@ -292,15 +411,27 @@ def _default_name(p: Path) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", p.stem) or "sweep"
 
 
-def _parse(text: str, suffix: str, name: str) -> Any:
-    if suffix not in datafiles.SUFFIXES:
-        raise ParameterError("FILE", f"a sweep file is .toml, .yaml, .yml, .json or .py (got {name!r})")
+def _parse(text: str, suffix: str, name: Path) -> Any:
     try:
         return datafiles.parse(text, suffix)
     except datafiles.MissingReader as e:
         raise ParameterError("FILE", str(e)) from None
     except datafiles.DataFileError as e:
-        raise ParameterError("FILE", f"{name} is {e}") from None
+        raise ParameterError("FILE", f"{name} is {_located(e)}") from None
+
+
+def _located(e: datafiles.DataFileError) -> str:
+    """The reader's message as ``not valid FORMAT: PROBLEM (at line L, column C)`` (1-based, as TOML's reads):
+    YAML's own message spans lines and echoes the text, JSON's says ``line L column C (char N)``; the reader's
+    error (the DataFileError's context) has the position."""
+    cause = e.__context__
+    mark = getattr(cause, "problem_mark", None)  # PyYAML
+    if mark is not None:
+        what = _one_line(str(getattr(cause, "problem", None) or getattr(cause, "context", None) or "syntax error"))
+        return f"not valid YAML: {what} (at line {mark.line + 1}, column {mark.column + 1})"
+    if isinstance(cause, json.JSONDecodeError):
+        return f"not valid JSON: {cause.msg} (at line {cause.lineno}, column {cause.colno})"
+    return str(e)
 
 
 def _one_line(s: str) -> str:
@@ -308,7 +439,11 @@ def _one_line(s: str) -> str:
 
 
 __all__ = [
+    "DEFAULT_T",
+    "HOW_TO_DECLARE",
     "KINDS",
+    "MAX_CONFIGS",
+    "MAX_TOTAL_ROUNDS",
     "RESULT_FORMAT",
     "SWEEP_FORMAT",
     "TRAIN_RECORD",
@@ -320,5 +455,6 @@ __all__ = [
     "config_key",
     "load",
     "make_config",
+    "read_text",
     "varying",
 ]

@@ -27,13 +27,19 @@ from pathlib import Path
 from typing import Any
 
 import sfltheory
-from sfltheory.atomic import write_atomic
 from sfltheory.errors import ParameterError
+from sfltheory.outputs import write_text
 from verify.sweep.spec import load
 
 from .spec import RESULT_FORMAT, SWEEP_FORMAT, TRAIN_RECORD, VERIFY_RECORD, Config, Sweep, varying
 
 BASE_COLUMNS = ("key", "status", "error", "seconds")
+# a verification leg's columns -> its field in the verification (the practical leg's columns are prefixed)
+LEG_FIELDS = {"step": "step", "applies": "applies", "tightness": "tightness_at_T",
+              "decay_measured": "decay_exponent_measured", "decay_predicted": "decay_exponent_predicted",
+              "first_violation": "first_violation_T", "verdict": "verdict"}  # fmt: skip
+# every column a verify configuration records (sweep.record names some of them)
+VERIFY_COLUMNS = ("algorithm", "method", *LEG_FIELDS, *(f"practical_{c}" for c in LEG_FIELDS))
 
 
 class Store:
@@ -71,9 +77,13 @@ class Store:
         """Write a record (from :func:`verify.sweep.entries.execute`) atomically under its key."""
 
         out = {"format": RESULT_FORMAT, "version": sfltheory.__version__, **record}
-        p = self.path(str(record["key"]))
-        write_atomic(p, json.dumps(out, indent=1, allow_nan=False, default=_jsonable) + "\n")
-        return p
+        return self.write(self.path(str(record["key"])), json.dumps(out, indent=1, allow_nan=False, default=_jsonable))
+
+    def write(self, path: Path, text: str) -> Path:
+        """``text`` written atomically to ``path`` in this folder; when that fails (a full disk, a permission
+        changed during the sweep) the text is kept in a fallback file and :class:`sfltheory.outputs.WriteFailed`
+        names it (``sweep.out``, the reason, the fallback): a finished configuration is never lost."""
+        return write_text("sweep.out", path, text if text.endswith("\n") else text + "\n")
 
     def write_manifest(self, sweep: Sweep, configs: Sequence[Config]) -> Path:
         """``sweep.json``: the sweep's configurations with their keys, so the table can be read from the folder."""
@@ -85,9 +95,7 @@ class Store:
             "record": list(sweep.columns),
             "configs": [{"key": c.key, "kind": c.kind, "params": c.params, "series": list(c.series)} for c in configs],
         }
-        p = self.root / "sweep.json"
-        write_atomic(p, json.dumps(raw, indent=1, allow_nan=False) + "\n")
-        return p
+        return self.write(self.root / "sweep.json", json.dumps(raw, indent=1, allow_nan=False))
 
     def read_manifest(self) -> tuple[str, tuple[str, ...], list[Config]]:
         p = self.root / "sweep.json"
@@ -163,7 +171,7 @@ class Table:
             w.writerow([_cell(r.get(c)) for c in self.columns])
         text = buf.getvalue()
         if path is not None:
-            write_atomic(Path(path), text)
+            write_text("sweep.out", Path(path), text)  # kept in a fallback file when the write fails
         return text
 
     def to_pandas(self) -> Any:
@@ -201,13 +209,7 @@ def _verify_columns(v: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"verdict": v.get("verdict"), "algorithm": v.get("algorithm"), "method": v.get("method")}
 
     def leg_columns(leg: Mapping[str, Any], prefix: str) -> None:
-        out[f"{prefix}step"] = leg.get("step")
-        out[f"{prefix}applies"] = leg.get("applies")
-        out[f"{prefix}tightness"] = leg.get("tightness_at_T")
-        out[f"{prefix}decay_measured"] = leg.get("decay_exponent_measured")
-        out[f"{prefix}decay_predicted"] = leg.get("decay_exponent_predicted")
-        out[f"{prefix}first_violation"] = leg.get("first_violation_T")
-        out[f"{prefix}verdict"] = leg.get("verdict")
+        out.update({f"{prefix}{column}": leg.get(name) for column, name in LEG_FIELDS.items()})
 
     leg_columns(first, "")
     out["verdict"] = v.get("verdict")
@@ -255,4 +257,15 @@ def load_table(source: str | Path | Sweep) -> Table:
     return load_table(sw)
 
 
-__all__ = ["BASE_COLUMNS", "TRAIN_RECORD", "VERIFY_RECORD", "Store", "Table", "build_table", "load_table", "recorded"]
+__all__ = [
+    "BASE_COLUMNS",
+    "LEG_FIELDS",
+    "TRAIN_RECORD",
+    "VERIFY_COLUMNS",
+    "VERIFY_RECORD",
+    "Store",
+    "Table",
+    "build_table",
+    "load_table",
+    "recorded",
+]
