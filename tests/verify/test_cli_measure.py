@@ -46,7 +46,7 @@ def test_measure_json_and_bound(tmp_path: Path, capsys: pytest.CaptureFixture[st
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [
-        (["--cut", "nope"], "parameter 'cut'"),
+        (["--cut", "nope"], "parameter '--cut'"),  # the library names problem.cut, the command line its flag
         (["--clients", "0"], "--clients"),
         (["--what", "sigma2,wobble"], "parameter 'what'"),
         (["--what", "eps2"], "parameter 'clients'"),

@@ -52,6 +52,7 @@ from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
 from sfltheory.variants import with_variant
 from verify.data import partition as make_partition
+from verify.models.forward import INPUT_SHAPE, MODEL
 from verify.ops.hvp import HessianOperator
 from verify.ops.objective import LossFn, Objective, OutputSelector, Params
 from verify.ops.zo import FORMS
@@ -148,7 +149,7 @@ def resolve_split(
         return Split.at_cut(model, split, input_shape, input_dtype=dtype)
     except ParameterError as e:
         tokens = any(isinstance(m, nn.Embedding | nn.EmbeddingBag) for m in model.modules())
-        if e.name == "--input-shape" and tokens and dtype.is_floating_point:
+        if e.name in (INPUT_SHAPE, MODEL) and tokens and dtype.is_floating_point:
             raise ParameterError(
                 "data", f"the model's nn.Embedding takes integer token ids, but the inputs are {dtype}: pass X as an "
                 "integer tensor (torch.long)"

@@ -19,6 +19,9 @@ from sfltheory.errors import ParameterError
 
 _INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
+#: The spec field every data error names (``verify.spec.FLAGS`` shows it as ``--data``).
+DATA = "problem.data"
+
 
 @dataclass(frozen=True)
 class Dataset:
@@ -48,7 +51,7 @@ def digits() -> Dataset:
     try:
         from sklearn.datasets import load_digits
     except ImportError as err:
-        raise ParameterError("data", "digits needs scikit-learn: pip install scikit-learn") from err
+        raise ParameterError(DATA, "digits needs scikit-learn: pip install scikit-learn") from err
     bunch = load_digits()
     X = torch.from_numpy(np.asarray(bunch.images, dtype=np.float32) / 16.0).unsqueeze(1)
     y = torch.from_numpy(np.asarray(bunch.target, dtype=np.int64))
@@ -70,31 +73,96 @@ def _as_tensor(value: object, key: str, path: Path) -> Tensor:
         return value
     if isinstance(value, np.ndarray):
         if value.dtype == object:
-            raise ParameterError("data", f"{path}: '{key}' is an object array, not numbers")
+            raise ParameterError(DATA, f"{path}: '{key}' is an object array, not numbers")
         return torch.from_numpy(value)
-    raise ParameterError("data", f"{path}: '{key}' must be a tensor or array, got {type(value).__name__}")
+    raise ParameterError(DATA, f"{path}: '{key}' must be a tensor or array, got {type(value).__name__}")
 
 
-def _from_tensors(X: Tensor, y: Tensor, name: str, note: str) -> Dataset:
-    """Check lengths and normalise dtypes: float inputs to float32 (what the models hold), integer labels to int64."""
+def check_finite(X: Tensor, y: Tensor, name: str) -> None:
+    """Refuse inputs or targets with a NaN or an infinity: one line naming the data, how many entries and the
+    first one's sample. A non-finite input makes every loss NaN from the first step on, so training would
+    report a divergence and a measurement a NaN constant: neither is about the model or the step size."""
+    for key, t in (("X", X), ("y", y)):
+        if not t.is_floating_point() or t.numel() == 0:
+            continue  # integer tensors hold no NaN or infinity
+        bad = ~torch.isfinite(t)
+        if not bool(bad.any()):
+            continue
+        count = int(bad.sum())
+        flat = int(bad.reshape(-1).nonzero()[0, 0])
+        value = float(t.reshape(-1)[flat])
+        what = "NaN" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+        per_sample = max(1, t[0].numel()) if t.ndim > 1 else 1
+        where = f"{what} at sample {flat // per_sample}"
+        entries = "entry" if count == 1 else "entries"
+        first = "" if count == 1 else "first: "
+        raise ParameterError(DATA, f"{name}: {key} has {count} non-finite {entries} ({first}{where}); clean the data")
+
+
+def _span(values: list[int]) -> str:
+    """``100..109`` for a run of consecutive integers, else the values (at most six, then ``...``)."""
+    if len(values) > 2 and values[-1] - values[0] == len(values) - 1:
+        return f"{values[0]}..{values[-1]}"
+    shown = ", ".join(map(str, values[:6]))
+    return shown + (", ..." if len(values) > 6 else "")
+
+
+def check_labels(y: Tensor, name: str) -> int:
+    """The number of classes C of integer labels ``y``, which must take exactly the values 0..C-1.
+
+    The model gets one output per class and the loss indexes them by label, so the labels are the classes'
+    numbers: negative labels are refused, and so is a label set with an offset (100..109: a model of 110
+    outputs, 100 of them never a target) or with a gap ({3, 8}, or 0..9 without 7: an output that no sample
+    trains, and C would count a class the data does not hold). Every value from 0 to the largest label must
+    occur at least once; map the labels to 0..C-1 before loading.
+    """
+    low = int(y.min())
+    if low < 0:
+        raise ParameterError(DATA, f"{name}: integer labels must be >= 0, got {low}")
+    values = torch.unique(y).tolist()
+    k = len(values)
+    if values[-1] != k - 1:  # sorted, distinct and >= 0: exactly 0..k-1 iff the largest is k - 1
+        raise ParameterError(
+            DATA,
+            f"{name}: labels take the values {_span(values)} ({k} classes); classes must be numbered 0..C-1: "
+            f"map them to 0..{k - 1}",
+        )
+    return k
+
+
+def _float32(t: Tensor, key: str, name: str) -> Tensor:
+    """``t`` as float32, refusing finite values beyond float32's range (they would become infinities)."""
+    out = t.to(torch.float32)
+    if t.dtype == torch.float64 and not bool(torch.isfinite(out).all()):
+        count = int((~torch.isfinite(out)).sum())
+        biggest = float(t.abs().max())
+        raise ParameterError(
+            DATA,
+            f"{name}: {key} has {count} entries beyond float32's range (largest |value| {biggest:.3g}); rescale it",
+        )
+    return out
+
+
+def _from_tensors(X: Tensor, y: Tensor, name: str, note: str, shown: str) -> Dataset:
+    """Check lengths, values and labels (errors say ``shown``, the file), and normalise dtypes: float inputs to
+    float32 (what the models hold), integer labels to int64."""
     if X.ndim == 0 or y.ndim == 0:
         raise ParameterError(
-            "data", f"{name}: X and y need a sample dimension, got shapes {tuple(X.shape)} and {tuple(y.shape)}"
+            DATA, f"{shown}: X and y need a sample dimension, got shapes {tuple(X.shape)} and {tuple(y.shape)}"
         )
     if X.shape[0] != y.shape[0]:
-        raise ParameterError("data", f"{name}: X and y differ in length ({X.shape[0]} vs {y.shape[0]})")
+        raise ParameterError(DATA, f"{shown}: X and y differ in length ({X.shape[0]} vs {y.shape[0]})")
     if X.shape[0] == 0:
-        raise ParameterError("data", f"{name}: holds no samples")
+        raise ParameterError(DATA, f"{shown}: holds no samples")
+    check_finite(X, y, shown)
     if X.is_floating_point() or X.dtype in _INT_DTYPES:
-        X = X.to(torch.float32)
+        X = _float32(X, "X", shown)
     classes: int | None = None
     if y.dtype in _INT_DTYPES and y.ndim == 1:
         y = y.to(torch.int64)
-        if int(y.min()) < 0:
-            raise ParameterError("data", f"{name}: integer labels must be >= 0, got {int(y.min())}")
-        classes = int(y.max()) + 1
+        classes = check_labels(y, shown)
     elif y.is_floating_point():
-        y = y.to(torch.float32)
+        y = _float32(y, "y", shown)
     return Dataset(X=X, y=y, name=name, input_shape=tuple(X.shape[1:]), classes=classes, note=note)
 
 
@@ -102,34 +170,36 @@ def load_tensors(path: str | Path) -> Dataset:
     """Your own data: a ``.pt`` file holding ``{"X": tensor, "y": tensor}`` or a ``.npz`` with arrays X and y.
 
     ``.pt`` is read with ``weights_only=True`` (no pickled code runs) and ``.npz`` without pickle. Inputs become
-    float32; 1-D integer targets are class labels (``classes = max + 1``), float targets are regression targets.
+    float32; 1-D integer targets are class labels, which must be numbered 0..C-1 (:func:`check_labels`); float
+    targets are regression targets. Inputs and targets with a NaN or an infinity are refused
+    (:func:`check_finite`). Every error names ``problem.data`` and the file.
     """
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in (".pt", ".npz"):
-        raise ParameterError("data", f"{p}: expected a .pt or .npz file")
+        raise ParameterError(DATA, f"{p}: expected a .pt or .npz file")
     if not p.is_file():
-        raise ParameterError("data", f"{p}: no such file")
+        raise ParameterError(DATA, f"{p}: no such file")
     if suffix == ".pt":
         try:
             obj = torch.load(p, map_location="cpu", weights_only=True)
         except Exception as err:  # pickle, zip and weights_only errors all mean "not a tensor file we can read"
-            raise ParameterError("data", f"{p}: cannot be read as a torch file ({err})") from err
+            raise ParameterError(DATA, f"{p}: cannot be read as a torch file ({err})") from err
         if not isinstance(obj, dict):
-            raise ParameterError("data", f"{p}: must hold a dict with keys 'X' and 'y', got {type(obj).__name__}")
+            raise ParameterError(DATA, f"{p}: must hold a dict with keys 'X' and 'y', got {type(obj).__name__}")
         contents = obj
     else:
         try:
             with np.load(p, allow_pickle=False) as npz:
                 contents = {k: npz[k] for k in npz.files}
         except Exception as err:
-            raise ParameterError("data", f"{p}: cannot be read as an .npz file ({err})") from err
+            raise ParameterError(DATA, f"{p}: cannot be read as an .npz file ({err})") from err
     missing = [k for k in ("X", "y") if k not in contents]
     if missing:
-        raise ParameterError("data", f"{p}: missing key(s) {', '.join(missing)} (has {sorted(map(str, contents))})")
+        raise ParameterError(DATA, f"{p}: missing key(s) {', '.join(missing)} (has {sorted(map(str, contents))})")
     X = _as_tensor(contents["X"], "X", p)
     y = _as_tensor(contents["y"], "y", p)
-    return _from_tensors(X, y, p.stem, f"loaded from {p}")
+    return _from_tensors(X, y, p.stem, f"loaded from {p}", str(p))
 
 
 def _check_int(name: str, value: object, low: int) -> int:

@@ -15,6 +15,8 @@ from torch import Tensor
 
 from sfltheory.errors import ParameterError
 
+from .datasets import DATA
+
 _INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 #: Draws of the Dirichlet proportions before giving up on leaving every client non-empty.
@@ -22,11 +24,14 @@ MAX_DIRICHLET_DRAWS = 1000
 
 SCHEMES = ("iid", "dirichlet:ALPHA", "shards:K", "sorted")
 
+# The spec fields the errors name (verify.spec.FLAGS shows them as --partition, --clients, --data).
+PARTITION, CLIENTS, SEED = "problem.partition", "problem.clients", "problem.seed"
+
 
 def _labels(y: Tensor, scheme: str) -> np.ndarray:
     if y.ndim != 1 or y.dtype not in _INT_DTYPES:
         raise ParameterError(
-            "y",
+            PARTITION,
             f"scheme '{scheme}' needs a 1-D tensor of integer class labels, got dtype {y.dtype} shape {tuple(y.shape)}",
         )
     return y.detach().cpu().numpy().astype(np.int64)
@@ -35,7 +40,7 @@ def _labels(y: Tensor, scheme: str) -> np.ndarray:
 def _parse_scheme(scheme: str) -> tuple[str, float]:
     """(kind, parameter): the parameter is alpha for dirichlet, K for shards, 0 otherwise."""
     if not isinstance(scheme, str):
-        raise ParameterError("scheme", f"must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+        raise ParameterError(PARTITION, f"must be one of {', '.join(SCHEMES)}, got {scheme!r}")
     kind, sep, arg = scheme.strip().partition(":")
     if kind in ("iid", "sorted") and not sep:
         return kind, 0.0
@@ -43,19 +48,19 @@ def _parse_scheme(scheme: str) -> tuple[str, float]:
         try:
             alpha = float(arg)
         except ValueError:
-            raise ParameterError("scheme", f"dirichlet:ALPHA needs a number, got '{arg}'") from None
+            raise ParameterError(PARTITION, f"dirichlet:ALPHA needs a number, got '{arg}'") from None
         if not math.isfinite(alpha) or alpha <= 0:
-            raise ParameterError("scheme", f"dirichlet alpha must be a finite number > 0, got {arg}")
+            raise ParameterError(PARTITION, f"dirichlet alpha must be a finite number > 0, got {arg}")
         return kind, alpha
     if kind == "shards" and sep:
         try:
             k = int(arg)
         except ValueError:
-            raise ParameterError("scheme", f"shards:K needs an integer, got '{arg}'") from None
+            raise ParameterError(PARTITION, f"shards:K needs an integer, got '{arg}'") from None
         if k < 1:
-            raise ParameterError("scheme", f"shards:K needs K >= 1 shards per client, got {k}")
+            raise ParameterError(PARTITION, f"shards:K needs K >= 1 shards per client, got {k}")
         return kind, float(k)
-    raise ParameterError("scheme", f"must be one of {', '.join(SCHEMES)}, got '{scheme}'")
+    raise ParameterError(PARTITION, f"must be one of {', '.join(SCHEMES)}, got '{scheme}'")
 
 
 def _as_tensors(parts: list[np.ndarray]) -> list[Tensor]:
@@ -82,7 +87,7 @@ def _dirichlet(labels: np.ndarray, clients: int, alpha: float, rng: np.random.Ge
             if min(len(m) for m in merged) > 0:
                 return merged
     raise ParameterError(
-        "clients",
+        CLIENTS,
         f"dirichlet:{alpha:g} left some of {clients} clients empty in {MAX_DIRICHLET_DRAWS} seeded draws "
         f"({len(labels)} samples); use fewer clients, a larger alpha or another seed",
     )
@@ -111,17 +116,18 @@ def partition(y: Tensor, clients: int, scheme: str = "iid", seed: int = 0) -> li
       split, deterministic.
 
     Label-based schemes need ``y`` to be a 1-D tensor of integer class labels; ``"iid"`` uses only ``len(y)``.
+    Errors name the spec fields ``problem.partition``, ``problem.clients`` and ``problem.seed``.
     """
     if not isinstance(y, Tensor) or y.ndim == 0:
-        raise ParameterError("y", "must be a tensor with samples along dim 0")
+        raise ParameterError(DATA, "the labels must be a tensor with samples along dim 0")
     n = int(y.shape[0])
     if isinstance(clients, bool) or not isinstance(clients, int | np.integer) or clients < 1:
-        raise ParameterError("clients", f"must be an integer >= 1, got {clients!r}")
+        raise ParameterError(CLIENTS, f"must be an integer >= 1, got {clients!r}")
     clients = int(clients)
     if clients > n:
-        raise ParameterError("clients", f"{clients} clients cannot each get a sample of {n}")
+        raise ParameterError(CLIENTS, f"{clients} clients cannot each get a sample of {n}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ParameterError("seed", f"must be an integer >= 0, got {seed!r}")
+        raise ParameterError(SEED, f"must be an integer >= 0, got {seed!r}")
     kind, arg = _parse_scheme(scheme)
     rng = np.random.default_rng(int(seed))
 
@@ -135,7 +141,7 @@ def partition(y: Tensor, clients: int, scheme: str = "iid", seed: int = 0) -> li
         return _as_tensors(np.array_split(by_label, clients))
     k = int(arg)
     if clients * k > n:
-        raise ParameterError("scheme", f"shards:{k} with {clients} clients needs {clients * k} shards of {n} samples")
+        raise ParameterError(PARTITION, f"shards:{k} with {clients} clients needs {clients * k} shards of {n} samples")
     shards = np.array_split(by_label, clients * k)
     order = rng.permutation(clients * k)
     return _as_tensors([np.concatenate([shards[s] for s in order[i * k : (i + 1) * k]]) for i in range(clients)])

@@ -28,7 +28,7 @@ import torch
 
 from sfltheory.errors import ParameterError
 
-from .datasets import Dataset
+from .datasets import DATA, Dataset, check_finite
 
 #: Where Debian's ``dataset-fashion-mnist`` puts the four idx files (gzip-compressed).
 FASHION_MNIST_ROOT = Path("/usr/share/datasets/fashion-mnist")
@@ -69,13 +69,13 @@ def _read_bytes(path: Path) -> bytes:
     try:
         raw = path.read_bytes()
     except OSError as err:
-        raise ParameterError("data", f"{path}: cannot be read ({err.strerror or err})") from None
+        raise ParameterError(DATA, f"{path}: cannot be read ({err.strerror or err})") from None
     if raw[:2] != b"\x1f\x8b":
         return raw
     try:
         return gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as err:
-        raise ParameterError("data", f"{path}: corrupt gzip data ({err})") from None
+        raise ParameterError(DATA, f"{path}: corrupt gzip data ({err})") from None
 
 
 def read_idx(path: str | Path) -> np.ndarray:
@@ -89,23 +89,23 @@ def read_idx(path: str | Path) -> np.ndarray:
     """
     p = Path(path)
     if not p.is_file():
-        raise ParameterError("data", f"{p}: no such file")
+        raise ParameterError(DATA, f"{p}: no such file")
     buf = _read_bytes(p)
     if len(buf) < 4:
-        raise ParameterError("data", f"{p}: {len(buf)} bytes, too short for an idx header")
+        raise ParameterError(DATA, f"{p}: {len(buf)} bytes, too short for an idx header")
     zero, code, ndim = struct.unpack(">HBB", buf[:4])
     if zero != 0 or code not in _IDX_DTYPES or ndim == 0:
-        raise ParameterError("data", f"{p}: not an idx file (magic number 0x{buf[:4].hex()})")
+        raise ParameterError(DATA, f"{p}: not an idx file (magic number 0x{buf[:4].hex()})")
     header = 4 + 4 * ndim
     if len(buf) < header:
-        raise ParameterError("data", f"{p}: truncated idx header ({len(buf)} bytes, {ndim} dimensions need {header})")
+        raise ParameterError(DATA, f"{p}: truncated idx header ({len(buf)} bytes, {ndim} dimensions need {header})")
     dims = struct.unpack(f">{ndim}I", buf[4:header])
     dtype = _IDX_DTYPES[code]
     expected = header + math.prod(dims) * dtype.itemsize
     if len(buf) != expected:
         what = "truncated" if len(buf) < expected else "has trailing bytes"
         raise ParameterError(
-            "data", f"{p}: {what}: shape {dims} of {dtype.name} needs {expected} bytes, file has {len(buf)}"
+            DATA, f"{p}: {what}: shape {dims} of {dtype.name} needs {expected} bytes, file has {len(buf)}"
         )
     data = np.frombuffer(buf, dtype=dtype, offset=header).reshape(dims)
     return data.astype(dtype.newbyteorder("="))
@@ -116,7 +116,7 @@ def _fashion_file(root: Path, stem: str) -> Path:
         if (root / name).is_file():
             return root / name
     raise ParameterError(
-        "data",
+        DATA,
         f"fashion-mnist: {root / stem}[.gz] not found; install it with 'apt-get install dataset-fashion-mnist' "
         f"or pass root=DIR holding the idx files",
     )
@@ -138,15 +138,13 @@ def fashion_mnist(root: str | Path | None = None, *, train: bool = True) -> Data
     labels_path = _fashion_file(folder, f"{prefix}-labels-idx1-ubyte")
     images, labels = read_idx(images_path), read_idx(labels_path)
     if images.dtype != np.uint8 or images.ndim != 3 or images.shape[1:] != (28, 28):
-        raise ParameterError(
-            "data", f"{images_path}: expected uint8 images of 28x28, got {images.dtype} {images.shape}"
-        )
+        raise ParameterError(DATA, f"{images_path}: expected uint8 images of 28x28, got {images.dtype} {images.shape}")
     if labels.dtype != np.uint8 or labels.shape != images.shape[:1]:
         raise ParameterError(
-            "data", f"{labels_path}: expected {images.shape[0]} uint8 labels, got {labels.dtype} {labels.shape}"
+            DATA, f"{labels_path}: expected {images.shape[0]} uint8 labels, got {labels.dtype} {labels.shape}"
         )
     if labels.size and int(labels.max()) >= 10:
-        raise ParameterError("data", f"{labels_path}: labels must be 0..9, found {int(labels.max())}")
+        raise ParameterError(DATA, f"{labels_path}: labels must be 0..9, found {int(labels.max())}")
     X = torch.from_numpy(images).to(torch.float32).div_(255.0).unsqueeze(1)
     y = torch.from_numpy(labels.astype(np.int64))
     split = "train" if train else "test"
@@ -197,14 +195,14 @@ class _ArrayUnpickler(pickle.Unpickler):
 
 def _load_batch(path: Path) -> dict[Any, Any]:
     if not path.is_file():
-        raise ParameterError("data", f"{path}: no such file")
+        raise ParameterError(DATA, f"{path}: no such file")
     try:
         with path.open("rb") as f:
             obj = _ArrayUnpickler(f, encoding="bytes").load()
     except Exception as err:  # any unpickling failure means "not a CIFAR batch"
-        raise ParameterError("data", f"{path}: not a CIFAR python batch ({type(err).__name__}: {err})") from None
+        raise ParameterError(DATA, f"{path}: not a CIFAR python batch ({type(err).__name__}: {err})") from None
     if not isinstance(obj, dict):
-        raise ParameterError("data", f"{path}: not a CIFAR python batch (holds {type(obj).__name__}, not a dict)")
+        raise ParameterError(DATA, f"{path}: not a CIFAR python batch (holds {type(obj).__name__}, not a dict)")
     return obj
 
 
@@ -212,7 +210,7 @@ def _entry(batch: dict[Any, Any], key: str, path: Path) -> Any:
     for k in (key.encode(), key):  # the files use bytes keys; accept str keys from a re-pickled copy
         if k in batch:
             return batch[k]
-    raise ParameterError("data", f"{path}: no '{key}' entry (has {sorted(map(str, batch))})")
+    raise ParameterError(DATA, f"{path}: no '{key}' entry (has {sorted(map(str, batch))})")
 
 
 def _cifar_arrays(paths: list[Path], label_key: str, classes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -223,15 +221,15 @@ def _cifar_arrays(paths: list[Path], label_key: str, classes: int) -> tuple[np.n
         lab = _entry(batch, label_key, path)
         if not isinstance(data, np.ndarray) or data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != 3072:
             got = f"{data.dtype} {data.shape}" if isinstance(data, np.ndarray) else type(data).__name__
-            raise ParameterError("data", f"{path}: 'data' must be a uint8 array (N, 3072), got {got}")
+            raise ParameterError(DATA, f"{path}: 'data' must be a uint8 array (N, 3072), got {got}")
         try:
             lab_arr = np.asarray(lab)
         except Exception:
             lab_arr = np.asarray([])
         if lab_arr.ndim != 1 or lab_arr.shape[0] != data.shape[0] or not np.issubdtype(lab_arr.dtype, np.integer):
-            raise ParameterError("data", f"{path}: '{label_key}' must be {data.shape[0]} integer labels")
+            raise ParameterError(DATA, f"{path}: '{label_key}' must be {data.shape[0]} integer labels")
         if lab_arr.size and (int(lab_arr.min()) < 0 or int(lab_arr.max()) >= classes):
-            raise ParameterError("data", f"{path}: '{label_key}' must lie in 0..{classes - 1}")
+            raise ParameterError(DATA, f"{path}: '{label_key}' must lie in 0..{classes - 1}")
         images.append(data)
         labels.append(lab_arr.astype(np.int64))
     return np.concatenate(images), np.concatenate(labels)
@@ -240,12 +238,12 @@ def _cifar_arrays(paths: list[Path], label_key: str, classes: int) -> tuple[np.n
 def _cifar_dir(root: str | Path, sub: str, first: str) -> Path:
     base = Path(root)
     if not base.is_dir():
-        raise ParameterError("data", f"{base}: no such directory")
+        raise ParameterError(DATA, f"{base}: no such directory")
     for folder in (base / sub, base):
         if (folder / first).is_file():
             return folder
     raise ParameterError(
-        "data",
+        DATA,
         f"{base}: holds neither {sub}/{first} nor {first}; download and unpack the python version from "
         f"https://www.cs.toronto.edu/~kriz/cifar.html",
     )
@@ -308,7 +306,7 @@ def _mnist1d_arrays(samples: int, seed: int) -> tuple[np.ndarray, np.ndarray, np
 
         from mnist1d.data import get_dataset_args, make_dataset
     except ImportError as err:
-        raise ParameterError("data", "mnist1d needs the mnist1d package: pip install mnist1d") from err
+        raise ParameterError(DATA, "mnist1d needs the mnist1d package: pip install mnist1d") from err
     args = get_dataset_args()
     args.num_samples = samples
     args.seed = seed
@@ -344,9 +342,11 @@ def mnist1d(*, train: bool = True, samples: int = MNIST1D_SAMPLES, seed: int = M
     xs, ys = (x, y) if train else (x_test, y_test)
     split = "train" if train else "test"
     X = torch.tensor(xs, dtype=torch.float32).unsqueeze(1)
+    labels = torch.tensor(ys, dtype=torch.int64)
+    check_finite(X, labels, f"mnist1d[{split}]")  # floats from a third-party generator: a cheap check (n x 40)
     return Dataset(
         X=X,
-        y=torch.tensor(ys, dtype=torch.int64),
+        y=labels,
         name=f"mnist1d[{split}]",
         input_shape=tuple(X.shape[1:]),
         classes=10,

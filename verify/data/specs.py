@@ -8,7 +8,8 @@ holdout (:func:`holdout`) stratified by class.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -19,7 +20,7 @@ from torch import Tensor
 
 from sfltheory.errors import ParameterError
 
-from .datasets import Dataset, digits, load_tensors, synthetic_classification, synthetic_regression
+from .datasets import DATA, Dataset, digits, load_tensors, synthetic_classification, synthetic_regression
 from .readers import MNIST1D_SAMPLES, MNIST1D_SEED, cifar10, cifar100, fashion_mnist, mnist1d
 
 #: Datasets that come with an official train/test split (``split=train|test`` picks one in :func:`load`).
@@ -37,11 +38,11 @@ def _parse_options(spec: str, body: str, allowed: dict[str, str]) -> dict[str, s
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not value.strip():
-            raise ParameterError("data", f"'{spec}': expected key=value, got '{item}'")
+            raise ParameterError(DATA, f"'{spec}': expected key=value, got '{item}'")
         if key not in allowed:
-            raise ParameterError("data", f"'{spec}': unknown key '{key}' (known: {', '.join(allowed)})")
+            raise ParameterError(DATA, f"'{spec}': unknown key '{key}' (known: {', '.join(allowed)})")
         if key in options:
-            raise ParameterError("data", f"'{spec}': key '{key}' given twice")
+            raise ParameterError(DATA, f"'{spec}': key '{key}' given twice")
         options[key] = value.strip()
     return {**allowed, **options}
 
@@ -50,7 +51,7 @@ def _int_option(spec: str, key: str, value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise ParameterError("data", f"'{spec}': {key} must be an integer, got '{value}'") from None
+        raise ParameterError(DATA, f"'{spec}': {key} must be an integer, got '{value}'") from None
 
 
 def _split_reader(spec: str, kind: str, body: str) -> tuple[Callable[..., Dataset], str]:
@@ -62,25 +63,37 @@ def _split_reader(spec: str, kind: str, body: str) -> tuple[Callable[..., Datase
         allowed = {"root": "", "labels": "fine", "split": ""}
     opts = _parse_options(spec, body, allowed)
     if opts["split"] not in ("", "train", "test"):
-        raise ParameterError("data", f"'{spec}': split must be 'train' or 'test', got '{opts['split']}'")
+        raise ParameterError(DATA, f"'{spec}': split must be 'train' or 'test', got '{opts['split']}'")
     if kind == "fashion-mnist":
         return partial(fashion_mnist, opts["root"] or None), opts["split"]
     if kind == "mnist1d":
         samples = _int_option(spec, "samples", opts["samples"])
         return partial(mnist1d, samples=samples, seed=_int_option(spec, "seed", opts["seed"])), opts["split"]
     if not opts["root"]:
-        raise ParameterError("data", f"'{spec}': {kind} needs root=DIR (the directory of the python version)")
+        raise ParameterError(DATA, f"'{spec}': {kind} needs root=DIR (the directory of the python version)")
     if kind == "cifar10":
         return partial(cifar10, opts["root"]), opts["split"]
     if opts["labels"] not in ("fine", "coarse"):
-        raise ParameterError("data", f"'{spec}': labels must be 'fine' or 'coarse', got '{opts['labels']}'")
+        raise ParameterError(DATA, f"'{spec}': labels must be 'fine' or 'coarse', got '{opts['labels']}'")
     return partial(cifar100, opts["root"], labels=opts["labels"]), opts["split"]
 
 
 def _check_spec(spec: object) -> str:
     if not isinstance(spec, str) or not spec.strip():
-        raise ParameterError("data", f"must be {_KNOWN}")
+        raise ParameterError(DATA, f"must be {_KNOWN}")
     return spec.strip()
+
+
+@contextmanager
+def _named_data(spec: str) -> Iterator[None]:
+    """A bad option of a generator or reader (``synthetic:classes=0`` raises ``classes``) named as
+    ``problem.data``, with the string it came from and the option."""
+    try:
+        yield
+    except ParameterError as e:
+        if e.name == DATA:
+            raise
+        raise ParameterError(DATA, f"'{spec}': {e.name} {e.rule}") from None
 
 
 def load(spec: str) -> Dataset:
@@ -98,9 +111,16 @@ def load(spec: str) -> Dataset:
     * a path ending in ``.pt`` or ``.npz``: :func:`~verify.data.load_tensors`.
 
     Datasets with an official split give their training split unless ``split=test``. Paths may not contain
-    commas. A bad string raises a one-line :class:`ParameterError` naming ``data``.
+    commas. A bad string, or a file whose data is refused (:func:`~verify.data.load_tensors`), raises a one-line
+    :class:`ParameterError` naming ``problem.data`` (an option's own error is renamed so, the option quoted).
     """
     spec = _check_spec(spec)
+    with _named_data(spec):
+        return _read_spec(spec)
+
+
+def _read_spec(spec: str) -> Dataset:
+    """The dataset a checked CLI string names (:func:`load`)."""
     kind, _, body = spec.partition(":")
     if spec == "digits":
         return digits()
@@ -121,7 +141,7 @@ def load(spec: str) -> Dataset:
         try:
             noise = float(opts["noise"])
         except ValueError:
-            raise ParameterError("data", f"'{spec}': noise must be a number, got '{opts['noise']}'") from None
+            raise ParameterError(DATA, f"'{spec}': noise must be a number, got '{opts['noise']}'") from None
         return synthetic_regression(
             _int_option(spec, "n", opts["n"]),
             _int_option(spec, "dim", opts["dim"]),
@@ -130,7 +150,7 @@ def load(spec: str) -> Dataset:
         )
     if Path(spec).suffix.lower() in (".pt", ".npz"):
         return load_tensors(spec)
-    raise ParameterError("data", f"'{spec}': expected {_KNOWN}")
+    raise ParameterError(DATA, f"'{spec}': expected {_KNOWN}")
 
 
 def _subset(ds: Dataset, idx: Tensor, part: str, how: str) -> Dataset:
@@ -157,7 +177,7 @@ def holdout(ds: Dataset, *, test_fraction: float = 0.2, seed: int = 0) -> tuple[
     _check_holdout(test_fraction, seed)
     n = len(ds)
     if n < 2:
-        raise ParameterError("data", f"{ds.name}: {n} sample(s) cannot be split into a train and a test part")
+        raise ParameterError(DATA, f"{ds.name}: {n} sample(s) cannot be split into a train and a test part")
     t = min(max(math.floor(test_fraction * n + 0.5), 1), n - 1)
     rng = np.random.default_rng(int(seed))
     labelled = ds.classes is not None and ds.y.ndim == 1 and not ds.y.is_floating_point()
@@ -195,7 +215,8 @@ def train_test(spec: str, *, seed: int = 0, test_fraction: float = 0.2) -> tuple
     if kind not in SPLIT_DATASETS:
         return holdout(load(spec), test_fraction=test_fraction, seed=seed)
     _check_holdout(test_fraction, seed)  # the same argument errors whichever the dataset
-    read, split = _split_reader(spec, kind, body)
-    if split:
-        raise ParameterError("data", f"'{spec}': train_test gives both splits; drop split={split}")
-    return read(train=True), read(train=False)
+    with _named_data(spec):
+        read, split = _split_reader(spec, kind, body)
+        if split:
+            raise ParameterError(DATA, f"'{spec}': train_test gives both splits; drop split={split}")
+        return read(train=True), read(train=False)

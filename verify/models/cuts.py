@@ -13,6 +13,10 @@ same ``d_c`` and sends the smaller, pooled activation; a cut is named by its blo
 The chain view assumes that the output of the block before a cut is all that crosses it. Where a skip
 connection or a side input spans a cut (inside an opened residual block, a U-Net, an attention mask) the
 activation reported is a lower bound.
+
+Errors name spec fields (``problem.model``, ``problem.input_shape``, ``problem.cut``; ``expand`` for the
+argument of that name), which the command line shows as flags (``verify.spec.FLAGS``). A forward pass that
+fails names the input shape only for a genuine shape mismatch (:func:`verify.models.forward.forward_error`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from sfltheory.errors import ParameterError
 from sfltheory.plan.cuts import Block, CutPoint, CutTable, cuts_from_blocks
 
 from . import zoo
+from .forward import CUT, INPUT_SHAPE, MODEL, first_line, forward_error
 
 # Exactly these types are opened; a subclass keeps its own forward and is a block.
 _CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict)
@@ -123,15 +128,10 @@ MODELS: dict[str, ModelSpec] = {
 }
 
 
-def _first_line(e: BaseException) -> str:
-    lines = str(e).strip().splitlines()
-    return lines[0] if lines else type(e).__name__
-
-
 def _spec(name: str) -> ModelSpec:
     if name not in MODELS:
         raise ParameterError(
-            "--model", f"unknown model '{name}'; known: {', '.join(MODELS)} (or give package.module:factory)"
+            MODEL, f"unknown model '{name}'; known: {', '.join(MODELS)} (or give package.module:factory)"
         )
     return MODELS[name]
 
@@ -144,7 +144,7 @@ def build(name: str, **kwargs: Any) -> nn.Module:
     except ParameterError:
         raise
     except Exception as e:  # a factory's own error, e.g. an unknown keyword
-        raise ParameterError("--model", f"'{name}' does not build: {_first_line(e)}") from e
+        raise ParameterError(MODEL, f"'{name}' does not build: {first_line(e)}") from e
     return model
 
 
@@ -158,7 +158,7 @@ def load_model(spec: str) -> nn.Module:
     module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
         raise ParameterError(
-            "--model", f"must be a registered name, 'package.module:factory' or 'file.py:factory' (got '{spec}')"
+            MODEL, f"must be a registered name, 'package.module:factory' or 'file.py:factory' (got '{spec}')"
         )
     try:
         if module_name.endswith(".py"):
@@ -167,7 +167,7 @@ def load_model(spec: str) -> nn.Module:
 
             path = Path(module_name)
             if not path.is_file():
-                raise ParameterError("--model", f"no such file: {module_name}")
+                raise ParameterError(MODEL, f"no such file: {module_name}")
             loader_spec = util.spec_from_file_location(path.stem, path)
             assert loader_spec is not None and loader_spec.loader is not None
             module = util.module_from_spec(loader_spec)
@@ -182,25 +182,25 @@ def load_model(spec: str) -> nn.Module:
     except ParameterError:
         raise
     except Exception as e:  # ImportError, or an error raised while importing
-        raise ParameterError("--model", f"cannot import '{module_name}': {_first_line(e)}") from e
+        raise ParameterError(MODEL, f"cannot import '{module_name}': {first_line(e)}") from e
     factory = getattr(module, attr, None)
     if not callable(factory):
-        raise ParameterError("--model", f"'{module_name}' has no callable '{attr}'")
+        raise ParameterError(MODEL, f"'{module_name}' has no callable '{attr}'")
     try:
         model = factory()
     except Exception as e:
-        raise ParameterError("--model", f"'{spec}' does not build: {_first_line(e)}") from e
+        raise ParameterError(MODEL, f"'{spec}' does not build: {first_line(e)}") from e
     if not isinstance(model, nn.Module):
-        raise ParameterError("--model", f"'{spec}' returned {type(model).__name__}, not a torch.nn.Module")
+        raise ParameterError(MODEL, f"'{spec}' returned {type(model).__name__}, not a torch.nn.Module")
     return model
 
 
 def _check_shape(shape: object) -> tuple[int, ...]:
     if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
-        raise ParameterError("--input-shape", f"must be a sequence of positive integers (got {shape!r})")
+        raise ParameterError(INPUT_SHAPE, f"must be a sequence of positive integers (got {shape!r})")
     out = tuple(shape)
     if not out or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in out):
-        raise ParameterError("--input-shape", f"entries must be positive integers (got {shape!r})")
+        raise ParameterError(INPUT_SHAPE, f"entries must be positive integers (got {shape!r})")
     return out
 
 
@@ -227,9 +227,9 @@ def _resolve(
     elif isinstance(model, nn.Module):
         module, label = model, name or type(model).__name__
     else:
-        raise ParameterError("--model", f"must be a model name or a torch.nn.Module (got {type(model).__name__})")
+        raise ParameterError(MODEL, f"must be a model name or a torch.nn.Module (got {type(model).__name__})")
     if input_shape is None:
-        raise ParameterError("--input-shape", "required for a model given as a module")
+        raise ParameterError(INPUT_SHAPE, "required for a model given as a module")
     return module, _check_shape(input_shape), label
 
 
@@ -242,9 +242,9 @@ def _walk(model: nn.Module, expand: tuple[str, ...]) -> tuple[list[tuple[str, nn
     named = dict(model.named_modules())
     for e in expand:
         if e not in named or e == "":
-            raise ParameterError("--expand", f"no submodule named '{e}' in the model")
+            raise ParameterError("expand", f"no submodule named '{e}' in the model")
         if not any(True for _ in named[e].children()):
-            raise ParameterError("--expand", f"'{e}' has no submodules to open")
+            raise ParameterError("expand", f"'{e}' has no submodules to open")
     # Opening 'a.b.c' opens its ancestors too, or it would never be reached.
     opened_names = {".".join(e.split(".")[:k]) for e in expand for k in range(1, e.count(".") + 2)}
     if not any(True for _ in model.children()):
@@ -365,7 +365,8 @@ def _trace(
         for m, t in training.items():  # per module: m.train(t) would overwrite the children's flags
             m.training = t
     assert error is not None
-    raise ParameterError("--input-shape", f"{shape} does not fit {label}: {_first_line(error)}") from error
+    # a shape mismatch names the input shape, any other failure (the model's own bug) the model
+    raise forward_error(error, shape, label) from error
 
 
 def _checked_calls(calls: list[_Call]) -> list[_Call]:
@@ -373,7 +374,7 @@ def _checked_calls(calls: list[_Call]) -> list[_Call]:
     for c in calls:
         if counts[c.name] > 1 and _owns_params(c.module):
             raise ParameterError(
-                "model",
+                MODEL,
                 f"block '{c.name}' runs {counts[c.name]} times in one forward pass: a model that reuses a block "
                 "with parameters cannot be cut into a chain",
             )
@@ -392,7 +393,7 @@ def enumerate_blocks(
     ``model`` is a module (``input_shape`` per sample, required) or a registered name (built on the CPU,
     default input shape). Blocks that never run are dropped; a parameterless module used more than once (a
     shared ReLU) is listed at its first use; a block with parameters that runs twice raises
-    ``ParameterError("model", ...)``.
+    ``ParameterError("problem.model", ...)``.
     """
     module, shape, label = _resolve(model, input_shape, None, meta=False)
     blocks, _ = _walk(module, _normalise_expand(expand))
@@ -454,7 +455,7 @@ def model_cuts(
     try:
         calls, counted = _trace(module, shape, blocks, label, flops, input_dtype)
     except ParameterError as e:
-        if e.name != "--input-shape" or not isinstance(model_or_name, str) or model_or_name not in MODELS:
+        if e.name not in (INPUT_SHAPE, MODEL) or not isinstance(model_or_name, str) or model_or_name not in MODELS:
             raise
         # Built on meta, so no real pass was tried: build on the CPU for it (and for torch's clearer message).
         module = build(model_or_name)
@@ -462,7 +463,7 @@ def model_cuts(
         calls, counted = _trace(module, shape, blocks, label, flops, input_dtype)
     groups = _merge(_checked_calls(calls))
     if not groups:
-        raise ParameterError("model", f"no block with parameters ran in the forward pass of {label}")
+        raise ParameterError(MODEL, f"no block with parameters ran in the forward pass of {label}")
     seen: set[int] = set()
 
     def unique(params: Iterator[nn.Parameter]) -> int:
@@ -484,7 +485,25 @@ def model_cuts(
         for g in groups
     ]
     extra = sum(unique(m.parameters(recurse=False)) for m in opened)
-    return cuts_from_blocks(label, out, shape, extra)
+    try:
+        return cuts_from_blocks(label, out, shape, extra)
+    except ParameterError as e:
+        if e.name != "model":  # the table's "no place to cut it"
+            raise
+        raise _no_cut(label, out) from None
+
+
+def _no_cut(label: str, blocks: Sequence[Block]) -> ParameterError:
+    """The error for a model without a cut, saying what counts as a block."""
+    held = ", ".join(f"'{b.name}' ({b.layer})" for b in blocks)
+    which = f"its only block with parameters is {held}" if len(blocks) == 1 else f"its blocks are {held}"
+    return ParameterError(
+        MODEL,
+        f"{label} has no cut: {which}, and a cut needs parameters on both sides. "
+        "A block is a child module with parameters: a plain nn.Sequential, nn.ModuleList or nn.ModuleDict is "
+        "opened into its children (layers without parameters join the block before them), any other module, "
+        "a subclass of those included, is one block unless named in expand",
+    )
 
 
 def resolve_cut(table: CutTable, cut: str | int) -> CutPoint:
@@ -501,11 +520,11 @@ def resolve_cut(table: CutTable, cut: str | int) -> CutPoint:
     if isinstance(cut, int) or (isinstance(cut, str) and cut.isdigit()):
         i = int(cut)
         if not 1 <= i <= len(table.cuts):
-            raise ParameterError("cut", f"must be a cut index in 1..{len(table.cuts)} or a cut name (got {cut})")
+            raise ParameterError(CUT, f"must be a cut index in 1..{len(table.cuts)} or a cut name (got {cut})")
         return table.cuts[i - 1]
     shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
     staged = f"; stages: {', '.join(stages)}" if stages else ""
-    raise ParameterError("cut", f"'{cut}' is not a cut of this model (cuts: {shown}{staged})")
+    raise ParameterError(CUT, f"'{cut}' is not a cut of this model (cuts: {shown}{staged})")
 
 
 def stage_cuts(table: CutTable) -> dict[str, CutPoint]:

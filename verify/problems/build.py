@@ -15,7 +15,7 @@ from torch import nn
 from sfltheory.errors import ParameterError
 from verify.data import partition as split_clients
 from verify.data import train_test
-from verify.models import MODELS, load_model, model_cuts
+from verify.models import MODELS, check_outputs, load_model, model_cuts
 from verify.models import build as build_model
 from verify.spec import INTEGER_TARGETS, ModelSpec, ProblemSpec, QuadraticSpec
 
@@ -70,10 +70,20 @@ def quadratic_from_targets(
     return QuadraticProblem.from_targets(**kw, seed=seed, dtype=dtype, device=device, noise=noise)
 
 
-def model_for(spec: str, input_shape: tuple[int, ...], classes: int | None) -> nn.Module:
+def model_for(
+    spec: str, input_shape: tuple[int, ...], classes: int | None, *, targets: torch.Tensor | None = None
+) -> nn.Module:
     """A registered model sized for the data (channels, side, input features, classes -- where its factory takes
-    them), or ``package.module:factory``."""
+    them), or ``package.module:factory``, checked to take one sample of ``input_shape`` and to give what the
+    targets need (:func:`verify.models.check_outputs`: ``classes`` outputs for integer labels, the width of
+    float ``targets``) before any work. Errors name ``problem.model`` or ``problem.input_shape``."""
+    net = _sized(spec, input_shape, classes)
+    check_outputs(net, input_shape, classes=classes, targets=targets, label=spec)
+    return net
 
+
+def _sized(spec: str, input_shape: tuple[int, ...], classes: int | None) -> nn.Module:
+    """The model ``spec`` names, a registered one built for the data's shape and classes (not yet run)."""
     if spec not in MODELS:
         return load_model(spec)
     params = inspect.signature(MODELS[spec].factory).parameters
@@ -101,11 +111,11 @@ def loss_for(name: str, y: torch.Tensor) -> nn.Module:
 
 
 def default_cut(model: nn.Module, input_shape: tuple[int, ...]) -> str:
-    """The middle cut of a model (the client holds about half the blocks)."""
+    """The middle cut of a model (the client holds about half the blocks): of a model of two blocks, the cut
+    between them. A model without a cut (one block with parameters) is refused by
+    :func:`verify.models.model_cuts`, naming ``problem.model`` and saying what counts as a block."""
 
     cuts = model_cuts(model, input_shape, flops=False).cuts
-    if len(cuts) < 2:
-        raise ParameterError("problem.cut", "the model has a single block: there is nothing to split")
     return cuts[(len(cuts) - 1) // 2].name
 
 
@@ -126,7 +136,10 @@ def model_problem(
 ) -> ModelProblem:
     """A registered model (sized to the data) or your module, on a dataset (``verify.data.load`` specs) with
     its official test split or a seeded 20% holdout, split at ``cut`` (default: the middle cut) among
-    ``clients`` clients partitioned by ``partition``."""
+    ``clients`` clients partitioned by ``partition``. The data is checked as it loads (finite values, labels
+    0..C-1) and the model run once on one sample against the targets (:func:`verify.models.check_outputs`)
+    before the cut is looked for; each refusal names its spec field (``problem.data``, ``problem.model``).
+    Float targets holding as many numbers per sample as the output, in another shape, take its shape."""
 
     train, test = train_test(data, seed=seed)
     shape = tuple(train.input_shape)
@@ -137,12 +150,19 @@ def model_problem(
         shape = tuple(input_shape)
         X, Xt = X.reshape(len(X), *shape), Xt.reshape(len(Xt), *shape)
     torch.manual_seed(seed)  # the model's initialisation
-    net = model_for(model, shape, train.classes) if isinstance(model, str) else model
-    lossf = loss_for(loss, train.y)
+    net = _sized(model, shape, train.classes) if isinstance(model, str) else model
+    label = model if isinstance(model, str) else None
+    out = check_outputs(net, shape, classes=train.classes, targets=train.y, label=label)  # before any work
+    y, yt = train.y, test.y
+    if y.is_floating_point() and tuple(y.shape[1:]) != out:
+        # float targets of the output's size in another shape ((n,) for outputs (n, 1)): in the output's shape,
+        # or an element-wise loss would broadcast them against each other to (n, n)
+        y, yt = y.reshape(len(y), *out), yt.reshape(len(yt), *out)
+    lossf = loss_for(loss, y)
     where = cut if cut is not None else default_cut(net, shape)
-    idx = split_clients(train.y, clients, partition, seed=seed)
+    idx = split_clients(y, clients, partition, seed=seed)
     return ModelProblem.at_cut(
-        net, where, lossf, X, train.y, idx, X_test=Xt, y_test=test.y, input_shape=shape,
+        net, where, lossf, X, y, idx, X_test=Xt, y_test=yt, input_shape=shape,
         classes=train.classes, aux=aux, dtype=dtype, device=device, eval_samples=eval_samples,
         name=f"{model if isinstance(model, str) else type(model).__name__} on {train.name}",
     )  # fmt: skip

@@ -89,10 +89,10 @@ class ModelProblem(Problem):
         self.device = torch.device(device)
         self.dtype = dtype
         if not clients:
-            raise ParameterError("clients", "needs at least one client")
+            raise ParameterError("problem.clients", "needs at least one client")
         for i, idx in enumerate(clients):
             if idx.numel() == 0:
-                raise ParameterError("clients", f"client {i} holds no sample")
+                raise ParameterError("problem.clients", f"client {i} holds no sample")
         self.M = len(clients)
         self.indices = [idx.long().cpu() for idx in clients]
         mods = [client, server] + ([aux] if aux is not None else [])
@@ -108,7 +108,7 @@ class ModelProblem(Problem):
         # The recorded gradient uses every training sample, or a fixed seeded subsample of at most
         # eval_samples per client (the same one every round, so the curve is of one function).
         if eval_samples is not None and (isinstance(eval_samples, bool) or eval_samples < 1):
-            raise ParameterError("eval_samples", f"must be an integer >= 1 (got {eval_samples!r})")
+            raise ParameterError("problem.eval_samples", f"must be an integer >= 1 (got {eval_samples!r})")
         self.eval_samples = eval_samples
         self.eval_indices = _subsample(self.indices, eval_samples)
         self.name = name
@@ -149,7 +149,7 @@ class ModelProblem(Problem):
         table = model_cuts(model, shape, expand, flops=True, input_dtype=xdtype)
         point = resolve_cut(table, cut)
         if point.index >= len(table.cuts) + 1 or point.d_s == 0:
-            raise ParameterError("cut", f"'{point.name}' leaves no parameters on the server")
+            raise ParameterError("problem.cut", f"'{point.name}' leaves no parameters on the server")
         blocks = enumerate_blocks(model, expand, shape, input_dtype=xdtype)
         order = [b for b, _ in blocks]
         end = order.index(point.name)
@@ -159,7 +159,7 @@ class ModelProblem(Problem):
         server = nn.Sequential(OrderedDict((n.replace(".", "/"), m) for n, m in blocks[end + 1 :]))
         if not _is_chain(model, client, server, X):
             raise ParameterError(
-                "cut",
+                "problem.cut",
                 "the model is not a chain of its blocks (its forward does more than call them in order); "
                 "build the problem with ModelProblem.from_parts(client, server, ...)",
             )

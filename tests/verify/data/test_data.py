@@ -47,7 +47,7 @@ def test_digits_without_sklearn(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)  # None in sys.modules makes the import fail
     with pytest.raises(ParameterError, match="scikit-learn") as err:
         digits()
-    assert err.value.name == "data"
+    assert err.value.name == "problem.data"
 
 
 def test_load_specs(dig: Dataset) -> None:
@@ -76,16 +76,17 @@ def test_load_specs(dig: Dataset) -> None:
 def test_load_bad_spec(spec: str) -> None:
     with pytest.raises(ParameterError) as err:
         load(spec)
-    assert err.value.name == "data"
+    assert err.value.name == "problem.data"
 
 
 def test_load_bad_values_name_the_parameter() -> None:
+    # a generator's own error is named by the field the string came from, the option quoted in the rule
     with pytest.raises(ParameterError) as err:
         load("synthetic:classes=0")
-    assert err.value.name == "classes"
+    assert err.value.name == "problem.data" and "'synthetic:classes=0': classes must be" in err.value.rule
     with pytest.raises(ParameterError) as err:
         load("regression:noise=-1")
-    assert err.value.name == "noise"
+    assert err.value.name == "problem.data" and "noise must be" in err.value.rule
 
 
 # --- files --------------------------------------------------------------------------------------------------
@@ -131,7 +132,7 @@ def test_load_tensors_errors(tmp_path: Path) -> None:
             torch.save(content, path)
         with pytest.raises(ParameterError) as err:
             load_tensors(path)
-        assert err.value.name == "data", name
+        assert err.value.name == "problem.data", name
 
 
 # --- synthetic ----------------------------------------------------------------------------------------------
@@ -273,35 +274,36 @@ def test_dirichlet_gives_up(dig: Dataset) -> None:
     y = torch.tensor([0, 0, 1, 1])
     with pytest.raises(ParameterError, match=str(MAX_DIRICHLET_DRAWS)) as err:
         partition(y, 4, "dirichlet:0.001", seed=0)
-    assert err.value.name == "clients"
+    assert err.value.name == "problem.clients"
 
 
 @pytest.mark.parametrize(
     ("args", "name"),
     [
-        ((torch.arange(5), 0, "iid"), "clients"),
-        ((torch.arange(5), 6, "iid"), "clients"),
-        ((torch.arange(5), 2.0, "iid"), "clients"),
-        ((torch.arange(5), True, "iid"), "clients"),
-        ((torch.arange(0), 1, "iid"), "clients"),
-        ((torch.tensor(3), 1, "iid"), "y"),
-        (([1, 2, 3], 1, "iid"), "y"),
-        ((torch.arange(5), 2, "iid", -1), "seed"),
-        ((torch.arange(5), 2, "random"), "scheme"),
-        ((torch.arange(5), 2, "iid:3"), "scheme"),
-        ((torch.arange(5), 2, "dirichlet"), "scheme"),
-        ((torch.arange(5), 2, "dirichlet:abc"), "scheme"),
-        ((torch.arange(5), 2, "dirichlet:0"), "scheme"),
-        ((torch.arange(5), 2, "dirichlet:-1"), "scheme"),
-        ((torch.arange(5), 2, "dirichlet:inf"), "scheme"),
-        ((torch.arange(5), 2, "shards:0"), "scheme"),
-        ((torch.arange(5), 2, "shards:1.5"), "scheme"),
-        ((torch.arange(5), 2, "shards:3"), "scheme"),  # 6 shards of 5 samples
-        ((torch.rand(5), 2, "dirichlet:1"), "y"),
-        ((torch.rand(5), 2, "shards:1"), "y"),
-        ((torch.rand(5), 2, "sorted"), "y"),
-        ((torch.zeros(5, 2, dtype=torch.int64), 2, "sorted"), "y"),
-        ((torch.ones(5, dtype=torch.bool), 2, "sorted"), "y"),
+        ((torch.arange(5), 0, "iid"), "problem.clients"),
+        ((torch.arange(5), 6, "iid"), "problem.clients"),
+        ((torch.arange(5), 2.0, "iid"), "problem.clients"),
+        ((torch.arange(5), True, "iid"), "problem.clients"),
+        ((torch.arange(0), 1, "iid"), "problem.clients"),
+        ((torch.tensor(3), 1, "iid"), "problem.data"),
+        (([1, 2, 3], 1, "iid"), "problem.data"),
+        ((torch.arange(5), 2, "iid", -1), "problem.seed"),
+        ((torch.arange(5), 2, "random"), "problem.partition"),
+        ((torch.arange(5), 2, "iid:3"), "problem.partition"),
+        ((torch.arange(5), 2, "dirichlet"), "problem.partition"),
+        ((torch.arange(5), 2, "dirichlet:abc"), "problem.partition"),
+        ((torch.arange(5), 2, "dirichlet:0"), "problem.partition"),
+        ((torch.arange(5), 2, "dirichlet:-1"), "problem.partition"),
+        ((torch.arange(5), 2, "dirichlet:inf"), "problem.partition"),
+        ((torch.arange(5), 2, "shards:0"), "problem.partition"),
+        ((torch.arange(5), 2, "shards:1.5"), "problem.partition"),
+        ((torch.arange(5), 2, "shards:3"), "problem.partition"),  # 6 shards of 5 samples
+        # a label-based scheme on targets that are not class labels: the scheme is what does not fit the data
+        ((torch.rand(5), 2, "dirichlet:1"), "problem.partition"),
+        ((torch.rand(5), 2, "shards:1"), "problem.partition"),
+        ((torch.rand(5), 2, "sorted"), "problem.partition"),
+        ((torch.zeros(5, 2, dtype=torch.int64), 2, "sorted"), "problem.partition"),
+        ((torch.ones(5, dtype=torch.bool), 2, "sorted"), "problem.partition"),
     ],
 )
 def test_partition_errors(args: tuple, name: str) -> None:

@@ -38,7 +38,7 @@ DEBIAN_FASHION = Path("/usr/share/datasets/fashion-mnist")
 
 
 def one_line_data_error(err: pytest.ExceptionInfo[ParameterError]) -> None:
-    assert err.value.name == "data"
+    assert err.value.name == "problem.data"
     assert "\n" not in str(err.value)
 
 

@@ -192,7 +192,7 @@ def test_expand_opens_a_residual_block() -> None:
     assert names[:6] == ["stem", "layer1.0.conv1", "layer1.0.bn1", "layer1.0.conv2", "layer1.0.bn2", "layer1.1"]
     with pytest.raises(ParameterError) as e:
         model_cuts("resnet18", expand=("layer9",))
-    assert e.value.name == "--expand"
+    assert e.value.name == "expand"
 
 
 # --- enumeration rules ---------------------------------------------------------------------------------
@@ -262,7 +262,7 @@ def test_reused_block_is_an_error() -> None:
 
     with pytest.raises(ParameterError) as e:
         model_cuts(Shared(), (4,))
-    assert e.value.name == "model" and "'fc' runs 2 times" in e.value.rule
+    assert e.value.name == "problem.model" and "'fc' runs 2 times" in e.value.rule
 
 
 def test_real_forward_when_meta_fails() -> None:
@@ -299,23 +299,23 @@ def test_users_model_left_as_it_was() -> None:
 def test_bad_input_shape() -> None:
     with pytest.raises(ParameterError) as e:
         model_cuts("cnn", (3, 28, 28))  # 3 channels into a 1-channel conv
-    assert e.value.name == "--input-shape" and "does not fit cnn" in e.value.rule and "channels" in e.value.rule
+    assert e.value.name == "problem.input_shape" and "does not fit cnn" in e.value.rule and "channels" in e.value.rule
     with pytest.raises(ParameterError) as e:
         model_cuts(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2)), (5,))
-    assert e.value.name == "--input-shape"
+    assert e.value.name == "problem.input_shape"
     for shape in [(0, 4), (2.0,), (), "4", (True,)]:
         with pytest.raises(ParameterError) as e:
             model_cuts(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2)), shape)  # type: ignore[arg-type]
-        assert e.value.name == "--input-shape"
+        assert e.value.name == "problem.input_shape"
     with pytest.raises(ParameterError) as e:
         model_cuts(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2)))
-    assert e.value.name == "--input-shape" and "required" in e.value.rule
+    assert e.value.name == "problem.input_shape" and "required" in e.value.rule
 
 
 def test_unknown_model_name() -> None:
     with pytest.raises(ParameterError) as e:
         model_cuts("resnet19")
-    assert e.value.name == "--model" and "unknown model 'resnet19'" in e.value.rule and "resnet18" in e.value.rule
+    assert e.value.name == "problem.model" and "unknown model 'resnet19'" in e.value.rule and "resnet18" in e.value.rule
     with pytest.raises(ParameterError):
         build("resnet19")
 
@@ -323,7 +323,7 @@ def test_unknown_model_name() -> None:
 def test_model_that_does_not_build() -> None:
     with pytest.raises(ParameterError) as e:
         build("alexnet", depth=3)
-    assert e.value.name == "--model" and "does not build" in e.value.rule
+    assert e.value.name == "problem.model" and "does not build" in e.value.rule
     with pytest.raises(ParameterError) as e:
         build("mlp", hidden=(0,))
     assert e.value.name == "hidden[0]"
@@ -339,7 +339,7 @@ def test_model_that_does_not_build() -> None:
     ]:
         with pytest.raises(ParameterError) as e:
             load_model(spec)
-        assert e.value.name == "--model" and words in e.value.rule
+        assert e.value.name == "problem.model" and words in e.value.rule
 
 
 def test_model_given_as_factory_path() -> None:
@@ -350,7 +350,7 @@ def test_model_given_as_factory_path() -> None:
 def test_fewer_than_two_blocks() -> None:
     with pytest.raises(ParameterError) as e:
         model_cuts(nn.Linear(4, 3), (4,))
-    assert e.value.name == "model"
+    assert e.value.name == "problem.model" and "no cut" in e.value.rule
 
 
 def test_a_stage_name_is_the_cut_after_its_last_block() -> None:
