@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from .audit.cli import register as register_audit
-from .cliargs import EXIT_USAGE, Parser
+from .cliargs import EXIT_USAGE, EXIT_WRITE_FAILED, Parser
 from .commands import bounds, catalogue, cuts, figures, planning
 from .commands.cuts import ModelCuts
 from .errors import ParameterError, SflTheoryError
+from .outputs import WriteFailed
 from .registry import using
 from .userresults import from_environment
 
@@ -128,6 +129,9 @@ def main(
         for line in getattr(args, "deferred_notes", ()):
             print(line, file=sys.stderr)
         return rc
+    except WriteFailed as e:  # the work was done and kept in a fallback: not bad input (exit 2) but a failure
+        print(f"sfltheory: error: {e}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
     except SflTheoryError as e:
         print(f"sfltheory: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -13,10 +13,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from . import defaults, lexicon
+from .defaults import Default
 from .errors import MissingParametersError, NoBoundError, ParameterError
-from .numeric import ArrayLike, Value, as_float64, call, call_finite, compiled, symbols_of
+from .numeric import (
+    FLOAT_MAX,
+    ArrayLike,
+    Value,
+    as_float64,
+    call,
+    call_bounded,
+    call_finite,
+    compiled,
+    exact,
+    symbols_of,
+    to_mp,
+)
 from .registry import editions, get
 from .result import Hypothesis, Result
 
@@ -24,6 +38,7 @@ __all__ = [
     "ArrayLike",
     "Evaluation",
     "HypothesisCheck",
+    "Resolved",
     "Value",
     "as_result",
     "bound_function",
@@ -35,6 +50,7 @@ __all__ = [
     "not_",
     "refuse_unused",
     "resolve",
+    "resolve_full",
 ]
 
 # (smaller, larger): a given smaller > larger is bad input.
@@ -133,14 +149,34 @@ def _check_domain(name: str, v: np.ndarray, derived_from: str | None = None, sho
         raise ParameterError(name, f"{_DOMAIN_RULE[dom]}{how} (got {_fmt(bad)})")
 
 
+@dataclass
+class Resolved:
+    """User parameters validated, defaults filled in (:func:`resolve_full`)."""
+
+    values: dict[str, Value]  # canonical name -> value
+    derived: dict[str, str]  # names filled in by a default -> its formula
+    unused: list[str]  # given names the result does not use
+    rounded: dict[str, Value] = field(default_factory=dict)  # derived counts made whole -> the value derived
+    rounded_how: dict[str, str] = field(default_factory=dict)  # ... -> how ("rounded up to a whole count")
+
+
 def resolve(
     result: Result | str, params: Mapping[str, ArrayLike], required: Sequence[str] | None = None
 ) -> tuple[dict[str, Value], dict[str, str], list[str]]:
     """Validate user parameters for ``result`` and fill in its defaults.
 
     Returns ``(values, derived, unused)``: canonical name -> value, the names filled in by a default
-    (name -> formula), and the given names the result does not use.
+    (name -> formula), and the given names the result does not use (:func:`resolve_full` also says which
+    derived counts were made whole).
     """
+    res = resolve_full(result, params, required)
+    return res.values, res.derived, res.unused
+
+
+def resolve_full(
+    result: Result | str, params: Mapping[str, ArrayLike], required: Sequence[str] | None = None
+) -> Resolved:
+    """:func:`resolve`, with the derived counts made whole (name -> the value the rule derived)."""
     r = as_result(result)
     if not isinstance(params, Mapping):
         raise ParameterError("params", f"must be a mapping of name to value (got {type(params).__name__})")
@@ -175,19 +211,57 @@ def resolve(
             raise ParameterError("d", "must equal d_c + d_s")
 
     derived: dict[str, str] = {}
+    rounded: dict[str, Value] = {}
+    how: dict[str, str] = {}
+    fired: dict[str, Default] = {}
     for rule in defaults.firing_order(r.defaults, values):
-        (v,) = call([rule.expr], values)
+        (got,) = call([rule.expr], values)
         formula = f"{rule.expr}"
-        _check_domain(rule.name, np.asarray(v), derived_from=formula)
-        values[rule.name] = v
+        used, before = _made_whole(rule, got, formula)
+        if before is not None:
+            rounded[rule.name], how[rule.name] = before, defaults.ROUNDING_WORDS[rule.rounding]
+        values[rule.name] = used
         derived[rule.name] = formula
+        fired[rule.name] = rule
+    defaults.check_chosen(r, given_as, fired)
 
     need = r.parameters() if required is None else list(required)
-    missing = [(name, missing_hint(r.id, name)) for name in need if name not in values]
+    missing = [(name, _missing_hint(r, name)) for name in need if name not in values]
     if missing:
         raise MissingParametersError(r.id, missing)
     unused = sorted(given_as[n] for n in given_as if n not in need and n not in _used_by_defaults(r, need))
-    return values, derived, unused
+    return Resolved(values, derived, unused, rounded, how)
+
+
+def _made_whole(rule: Default, v: Value, formula: str) -> tuple[Value, Value | None]:
+    """A derived value checked against its domain; a count (an integer parameter) that lands between integers
+    made whole as the rule says (``Default.rounding``: rounds needed are rounded up). Returns the value to use and
+    the value derived when it was rounded (None otherwise): the rounding is reported, never silent."""
+    p = lexicon.get(rule.name)
+    if not p.integer or rule.rounding == "none":
+        _check_domain(rule.name, np.asarray(v), derived_from=formula)
+        return v, None
+    _check_domain_finite(rule.name, np.asarray(v), formula)
+    w = defaults.whole(v, rule.rounding)
+    changed = bool(np.any(np.asarray(w) != np.asarray(v)))
+    how = f"{formula} = {_fmt(np.asarray(v))}, {defaults.ROUNDING_WORDS[rule.rounding]}" if changed else formula
+    _check_domain(rule.name, np.asarray(w), derived_from=how)
+    return w, (v if changed else None)
+
+
+def _check_domain_finite(name: str, v: np.ndarray, formula: str) -> None:
+    """A derived value that is inf or NaN is refused before any rounding (ceil(inf) would hide nothing)."""
+    a = np.atleast_1d(v)
+    if not np.all(np.isfinite(a)):
+        raise ParameterError(name, f"must be finite (derived as {formula}) (got {_fmt(a[~np.isfinite(a)])})")
+
+
+def _missing_hint(r: Result, name: str) -> str:
+    """:func:`missing_hint`, except for a name the edition sets itself: then the rule and what it reads."""
+    rule = defaults.chosen(r).get(name)
+    if rule is None:
+        return missing_hint(r.id, name)
+    return f"{r.id} sets it, {name} = {sp.sstr(rule.expr)}: give {', '.join(sorted(rule.reads))}"
 
 
 def _check_fixed(r: Result, values: Mapping[str, Value], given_as: Mapping[str, str]) -> None:
@@ -271,6 +345,9 @@ class HypothesisCheck:
     lhs: Value
     rhs: Value
     note: str = ""
+    # which of "lhs", "rhs", "slack" are, at some point, beyond the float range (kept as +-inf, compared exactly):
+    # an upper limit of 2.6e317 on the step is no limit a float step can reach -- the condition holds, unbounded
+    beyond: tuple[str, ...] = ()
 
 
 @dataclass
@@ -282,11 +359,26 @@ class Evaluation:
     params: dict[str, Value]
     derived: dict[str, str] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)
+    rounded: dict[str, Value] = field(default_factory=dict)  # derived counts made whole -> the value derived
+    rests_on_proof: bool = False  # the statement prints no step-size condition (Result.rests_on_proof)
+    rounded_how: dict[str, str] = field(default_factory=dict)  # derived counts made whole -> how
+
+    @property
+    def statement_holds(self) -> bool | np.ndarray:
+        """Every hypothesis the statement prints holds (validity conditions included)."""
+        return _all(h.holds for h in self.hypotheses if h.source == "statement")
 
     @property
     def applies(self) -> bool | np.ndarray:
-        """Every hypothesis the statement prints holds (validity conditions included)."""
-        return _all(h.holds for h in self.hypotheses if h.source == "statement")
+        """The bound applies: the conditions the edition rests on hold and the bound is not void.
+
+        The conditions an edition rests on are its statement's; for an edition whose statement prints no
+        step-size condition while its proof needs some (:attr:`Result.rests_on_proof`: a proof display such as
+        ``mu_splitfed/eq24``), every condition it carries. A void bound (a validity condition fails, or the bound
+        is +inf: a division by zero) applies nowhere, whatever the statement says (issue 24)."""
+        conds = (h.holds for h in self.hypotheses if self.rests_on_proof or h.source == "statement")
+        out = np.logical_and(_all(conds), not_(self.void))
+        return bool(out) if np.ndim(out) == 0 else out
 
     @property
     def proof_conditions_hold(self) -> bool | np.ndarray:
@@ -295,8 +387,12 @@ class Evaluation:
 
     @property
     def void(self) -> bool | np.ndarray:
-        """A validity condition fails: the bound is meaningless, not merely unproven."""
-        return _any(not_(h.holds) for h in self.hypotheses if h.kind == "validity")
+        """The bound is meaningless, not merely unproven: a validity condition fails, or the bound is not a finite
+        number (x/0 in exact arithmetic: no bound at all)."""
+        bad = _any(not_(h.holds) for h in self.hypotheses if h.kind == "validity")
+        nonfinite = ~np.isfinite(np.asarray(self.value, dtype=float))
+        out = np.logical_or(bad, nonfinite)
+        return bool(out) if np.ndim(out) == 0 else out
 
     def failed(self, source: str | None = None) -> list[HypothesisCheck]:
         """Hypotheses that fail (at any point of an array evaluation)."""
@@ -306,11 +402,16 @@ class Evaluation:
         """One plain sentence on whether the bound applies (scalar evaluations)."""
         if bool(np.any(self.void)):
             names = ", ".join(h.name for h in self.hypotheses if h.kind == "validity" and not np.all(h.holds))
-            return f"the bound is void: validity condition {names} fails"
+            if names:
+                return f"the bound is void: validity condition {names} fails"
+            return "the bound is void: it is not a finite number at these inputs (a division by zero)"
         stated = self.failed("statement")
         if stated:
             return "the bound does not apply: " + "; ".join(f"{h.name} fails" for h in stated)
         extra = [h for h in self.failed() if h.source != "statement"]
+        if extra and self.rests_on_proof:
+            return "the bound does not apply: its statement prints no step-size condition, and the conditions it " \
+                "rests on fail: " + "; ".join(f"{h.name} ({h.source})" for h in extra)  # fmt: skip
         if extra:
             return "the statement's conditions hold, but the proof also needs " + "; ".join(
                 f"{h.name} ({h.source}), which fails" for h in extra
@@ -384,21 +485,63 @@ def evaluate(result: Result | str, params: Mapping[str, ArrayLike] | None = None
             raise NoBoundError(r.id, f"no bound to evaluate: {why}")
         see = f"; use {r.see}" if r.see else ""
         raise NoBoundError(r.id, f"stated only up to constants ({r.rate}): the paper gives no bound to evaluate{see}")
-    values, derived, unused = resolve(r, merge_params(r, params, kw))
-    exprs = [t.expr for t in r.terms] + [h.lhs for h in r.hypotheses] + [h.rhs for h in r.hypotheses]
-    labels = (
-        [f"term '{t.name}'" for t in r.terms]
-        + [f"the left side of hypothesis '{h.name}'" for h in r.hypotheses]
-        + [f"the right side of hypothesis '{h.name}'" for h in r.hypotheses]
-    )
-    out = call_finite(r.id, exprs, labels, values)
+    res = resolve_full(r, merge_params(r, params, kw))
+    values = res.values
+    # the bound and its terms are what is reported: a true value beyond the float range is refused; a hypothesis
+    # side is only compared, so one beyond the range is kept (+-inf, flagged) and compared exactly (issue 24)
+    out = call_finite(r.id, [t.expr for t in r.terms], [f"term '{t.name}'" for t in r.terms], values)
     n, k = len(r.terms), len(r.hypotheses)
-    terms = dict(zip((t.name for t in r.terms), out[:n], strict=True))
-    total: Value = sum(out[:n][1:], start=out[0]) if n else 0.0
-    if n and np.any(np.isinf(total)) and all(np.all(np.isfinite(t)) for t in out[:n]):
+    terms = dict(zip((t.name for t in r.terms), out, strict=True))
+    total: Value = sum(out[1:], start=out[0]) if n else 0.0
+    if n and np.any(np.isinf(total)) and all(np.all(np.isfinite(t)) for t in out):
         (total,) = call_finite(r.id, [r.bound_expr], ["the bound"], values)
-    checks = [check_hypothesis(h, out[n + i], out[n + k + i]) for i, h in enumerate(r.hypotheses)]
-    return Evaluation(r.id, total, terms, checks, values, derived, unused)
+    sides, beyond = call_bounded([h.lhs for h in r.hypotheses] + [h.rhs for h in r.hypotheses], values)
+    checks = []
+    for i, h in enumerate(r.hypotheses):
+        chk = check_hypothesis(h, sides[i], sides[k + i])
+        if np.any(beyond[i]) or np.any(beyond[k + i]):
+            chk = _check_exactly(h, chk, values, beyond[i], beyond[k + i])
+        checks.append(chk)
+    return Evaluation(
+        r.id, total, terms, checks, values, res.derived, res.unused, res.rounded, r.rests_on_proof, res.rounded_how
+    )
+
+
+def _check_exactly(
+    h: Hypothesis, chk: HypothesisCheck, values: Mapping[str, Value], lhs_out: np.ndarray, rhs_out: np.ndarray
+) -> HypothesisCheck:
+    """``chk`` where a side lies beyond the float range (``lhs_out``/``rhs_out`` mark the points): holds and slack
+    recomputed in exact arithmetic there. A slack beyond the range is kept as +-inf and flagged with the sides."""
+    shape = np.broadcast_shapes(np.shape(chk.lhs), np.shape(chk.rhs), np.shape(lhs_out), np.shape(rhs_out))
+    at = np.broadcast_to(lhs_out, shape) | np.broadcast_to(rhs_out, shape)
+    holds = np.array(np.broadcast_to(chk.holds, shape), dtype=bool, ndmin=1)
+    slack = np.array(np.broadcast_to(chk.slack, shape), dtype=float, ndmin=1)
+    slack_out = False
+    for j in np.flatnonzero(np.ravel(at)):
+        lo, hi = to_mp(exact(h.lhs, values, int(j), shape)), to_mp(exact(h.rhs, values, int(j), shape))
+        if lo is None or hi is None:  # a side that is x/0 in exact arithmetic too: the float comparison stands
+            continue
+        if h.rel in ("<=", "<"):
+            s = hi - lo
+        elif h.rel in (">=", ">"):
+            s = lo - hi
+        else:
+            s = -abs(lo - hi)
+        if h.rel in ("<", ">"):
+            holds[j] = s > 0
+        elif h.rel == "==":
+            holds[j] = abs(lo - hi) <= h.atol + h.rtol * abs(hi)
+        else:
+            holds[j] = s >= 0
+        slack_out |= abs(s) > FLOAT_MAX
+        slack[j] = float(s) if abs(s) <= FLOAT_MAX else (np.inf if s > 0 else -np.inf)
+    which = tuple(n for n, f in (("lhs", np.any(lhs_out)), ("rhs", np.any(rhs_out)), ("slack", slack_out)) if f)
+    scalar = len(shape) == 0
+    return HypothesisCheck(
+        chk.name, chk.kind, chk.source, chk.printed,
+        bool(holds[0]) if scalar else holds.reshape(shape), float(slack[0]) if scalar else slack.reshape(shape),
+        chk.lhs, chk.rhs, chk.note, which,
+    )  # fmt: skip
 
 
 def bound_value(result: Result | str, params: Mapping[str, ArrayLike] | None = None, **kw: ArrayLike) -> Value:

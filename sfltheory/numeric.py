@@ -11,6 +11,7 @@ division by zero (kept as inf).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -19,7 +20,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .errors import NumericRangeError
+from .errors import NumericRangeError, SflTheoryError
 
 Value = float | np.ndarray
 ArrayLike = float | int | Sequence[float] | np.ndarray
@@ -34,9 +35,17 @@ def as_float64(v: Any, dtype: type = np.float64) -> Any:
     return a[()] if a.ndim == 0 else a
 
 
+NOT_A_NUMBER = (sp.zoo, sp.oo, sp.nan)  # SymPy's infinities and nan (-oo contains oo): no NumPy function prints them
+
+
 @cache
 def compiled(args: tuple[sp.Symbol, ...], exprs: tuple[sp.Expr, ...]) -> Callable[..., Any]:
-    """``exprs`` as one NumPy function of ``args`` returning a list (lambdified once, with CSE)."""
+    """``exprs`` as one NumPy function of ``args`` returning a list (lambdified once, with CSE). A formula that
+    SymPy already reduced to an infinity or nan (``1/(L-L)``, ``log(0)``, ``\\infty``) is refused: lambdify would
+    print ``zoo`` as a name NumPy does not know (a ``KeyError`` at the call), and ``oo`` as a bound that "applies"."""
+    for e in exprs:
+        if sp.sympify(e).has(*NOT_A_NUMBER):
+            raise SflTheoryError(f"the formula {e} is not a finite real number for any value of its parameters")
     return sp.lambdify(args, list(exprs), modules="numpy", cse=True)
 
 
@@ -61,8 +70,13 @@ def call_raw(exprs: Sequence[sp.Expr], values: Mapping[str, Any], dtype: type = 
 
 
 def call(exprs: Sequence[sp.Expr], values: Mapping[str, Any]) -> list[Value]:
-    """:func:`call_raw` with each output a float array, or a Python float for a scalar."""
-    return [np.asarray(o, dtype=float) if np.ndim(o) else float(o) for o in call_raw(exprs, values)]
+    """:func:`call_raw` with each output a float array, or a Python float for a scalar. A complex output with a
+    non-zero imaginary part (``sqrt(-L)``) is an error, not a ``TypeError`` from ``float()``."""
+    outs = call_raw(exprs, values)
+    for e, o in zip(exprs, outs, strict=True):
+        if np.iscomplexobj(o) and np.any(np.imag(o) != 0):
+            raise SflTheoryError(f"the formula {e} is not a real number at these values (it gives {np.ravel(o)[0]})")
+    return [np.asarray(np.real(o), dtype=float) if np.ndim(o) else float(np.real(o)) for o in outs]
 
 
 @cache
@@ -119,21 +133,49 @@ def out_of_range(rid: str, what: str, v: Any) -> NumericRangeError:
     )
 
 
+def _recompute(expr: sp.Expr, o: Value, values: Mapping[str, Any]) -> tuple[Value, list[tuple[int, Any]]]:
+    """``o`` (``expr`` at ``values`` in floats) with each inf or NaN replaced by its exact value where that is finite
+    in floats; the points whose exact value lies beyond the float range, with that value, are returned apart (``o``
+    keeps its inf there). x/0 and 0/0 in exact arithmetic too keep the float's inf or NaN."""
+    if np.all(np.isfinite(o)):
+        return o, []
+    a = np.array(o, dtype=float, ndmin=1)
+    beyond: list[tuple[int, Any]] = []
+    for j in np.flatnonzero(~np.isfinite(a)):
+        v = to_mp(exact(expr, values, int(j)))
+        if v is None:  # x/0 or 0/0 in exact arithmetic too: the float is right
+            continue
+        if abs(v) > FLOAT_MAX:
+            a[j] = math.inf if v > 0 else -math.inf
+            beyond.append((int(j), v))
+            continue
+        a[j] = float(v)
+    return (a.reshape(np.shape(o)) if np.ndim(o) else float(a[0])), beyond
+
+
 def call_finite(rid: str, exprs: Sequence[sp.Expr], labels: Sequence[str], values: Mapping[str, Any]) -> list[Value]:
     """:func:`call`, with every inf or NaN recomputed exactly: a float overflow in an intermediate (L^2 lambda^2
     as inf * 0) gets its true finite value; a true value beyond the float range is refused with NumericRangeError.
     A genuine division by zero (a void bound) stays inf."""
     out = call(exprs, values)
     for i, o in enumerate(out):
-        if np.all(np.isfinite(o)):
-            continue
-        a = np.array(o, dtype=float, ndmin=1)
-        for j in np.flatnonzero(~np.isfinite(a)):
-            v = to_mp(exact(exprs[i], values, int(j)))
-            if v is None:  # x/0 or 0/0 in exact arithmetic too: the float is right
-                continue
-            if abs(v) > FLOAT_MAX:
-                raise out_of_range(rid, labels[i], v)
-            a[j] = float(v)
-        out[i] = a.reshape(np.shape(o)) if np.ndim(o) else float(a[0])
+        out[i], beyond = _recompute(exprs[i], o, values)
+        if beyond:
+            raise out_of_range(rid, labels[i], beyond[0][1])
     return out
+
+
+def call_bounded(exprs: Sequence[sp.Expr], values: Mapping[str, Any]) -> tuple[list[Value], list[np.ndarray]]:
+    """:func:`call_finite` for values that are compared, never reported as a result (a hypothesis side, an upper
+    limit on the step): a true value beyond the float range is kept as +-inf and flagged, not refused -- eta = 1e-3
+    <= 2.6e317 holds, with unbounded slack (issue 24). Returns the values and, per expression, a boolean array of
+    the points beyond the float range (the output's shape)."""
+    out = call(exprs, values)
+    flags: list[np.ndarray] = []
+    for i, o in enumerate(out):
+        out[i], beyond = _recompute(exprs[i], o, values)
+        f = np.zeros(max(int(np.size(o)), 1), dtype=bool)
+        for j, _ in beyond:
+            f[j] = True
+        flags.append(f.reshape(np.shape(o)))
+    return out, flags

@@ -50,6 +50,28 @@ def num(v: Any) -> str:
     return "[" + ", ".join(num(x) for x in a.ravel()[:8]) + (", ...]" if a.size > 8 else "]")
 
 
+def limit(v: Any, beyond: Any = False) -> str:
+    """A limit or a margin that may be unbounded (a largest step, a slack): +inf is ``unbounded`` -- ``unbounded
+    (> 1.8e308)`` where the true value is a number beyond the float range (``beyond``) -- never ``inf``."""
+    if v is None:
+        return "-"
+    a, out = np.asarray(v, dtype=float), np.asarray(beyond, dtype=bool)
+    if a.ndim:
+        flags = np.broadcast_to(out, a.shape).ravel()
+        return (
+            "["
+            + ", ".join(limit(x, f) for x, f in zip(a.ravel()[:8], flags[:8], strict=True))
+            + (", ...]" if a.size > 8 else "]")
+        )
+    f = float(a)
+    if math.isfinite(f):
+        return f"{f:.6g}"
+    if math.isnan(f):
+        return "undefined"
+    far = f" ({'>' if f > 0 else '<'} {'-' if f < 0 else ''}1.8e308)" if bool(out) else ""
+    return ("unbounded" if f > 0 else "-unbounded") + far
+
+
 def count_text(v: float | int | None) -> str:
     """A count with thousands separators: ``never`` for +inf (a target never reached), ``-`` for none."""
     if v is None:
@@ -224,6 +246,23 @@ def show_text(r: Result) -> str:
 
 
 # --- bound / check-lr ---------------------------------------------------------------------------------
+def _not_finite(h: HypothesisCheck) -> dict[str, str]:
+    """The sides and slack of ``h`` that JSON writes as null, and why: a true value beyond the float range, or
+    +-inf (a division by zero) or NaN in exact arithmetic too."""
+    out = {}
+    for key, v in (("lhs", h.lhs), ("rhs", h.rhs), ("slack", h.slack)):
+        a = np.asarray(v, dtype=float)
+        if np.all(np.isfinite(a)):
+            continue
+        if key in h.beyond:
+            out[key] = "beyond the float range (|x| > 1.8e308): unbounded"
+        elif np.any(np.isnan(a)):
+            out[key] = "undefined (0/0)"
+        else:
+            out[key] = "infinite (a division by zero): unbounded"
+    return out
+
+
 def _hyp_dict(h: HypothesisCheck) -> dict[str, Any]:
     return {
         "name": h.name,
@@ -234,6 +273,7 @@ def _hyp_dict(h: HypothesisCheck) -> dict[str, Any]:
         "printed": h.printed,
         "lhs": h.lhs,
         "rhs": h.rhs,
+        "not_finite": _not_finite(h),  # what a null lhs, rhs or slack stands for (JSON has no inf)
     }
 
 
@@ -246,29 +286,60 @@ def bound_dict(ev: Evaluation) -> dict[str, Any]:
             "terms": ev.terms,
             "hypotheses": [_hyp_dict(h) for h in ev.hypotheses],
             "applies": ev.applies,
+            "statement_holds": ev.statement_holds,
+            "rests_on_proof": ev.rests_on_proof,
             "proof_conditions_hold": ev.proof_conditions_hold,
             "void": ev.void,
             "verdict": ev.verdict() if scalar else None,
             "parameters": ev.params,
             "derived": ev.derived,
+            "rounded": _rounded(ev),
             "unused": ev.unused,
         }
     )
 
 
+def _rounded(ev: Evaluation) -> dict[str, dict[str, Any]]:
+    """The derived counts made whole: the value derived, the one used, and how it was rounded."""
+    return {
+        k: {"derived": raw, "value": ev.params[k], "how": ev.rounded_how.get(k, "")} for k, raw in ev.rounded.items()
+    }
+
+
+def value_text(v: Any) -> str:
+    """A reported bound: a number, or -- where it is not finite (a void bound: x/0) -- ``void``, never ``inf``."""
+    a = np.asarray(v, dtype=float)
+    if a.ndim == 0 and not math.isfinite(float(a)):
+        return "void (no finite bound)"
+    return num(v)
+
+
+def derived_text(ev: Evaluation) -> str:
+    """The parameters a default filled in, each with its formula and value; a count made whole shows the value
+    derived and how it was rounded (``T = 1 ((d_aux + d_c)/(K*M*batch*eps_target**2) = 0.375, rounded up ...)``)."""
+    parts = []
+    for k, formula in ev.derived.items():
+        if k in ev.rounded:
+            how = ev.rounded_how.get(k, "made whole")
+            parts.append(f"{k} = {num(ev.params[k])} ({formula} = {num(ev.rounded[k])}, {how})")
+        else:
+            parts.append(f"{k} = {formula} = {num(ev.params[k])}")
+    return "derived: " + ", ".join(parts)
+
+
 def bound_text(ev: Evaluation) -> str:
-    out = [f"{ev.id}: bound = {num(ev.value)}", ""]
-    out.append(text_table([[k, num(v)] for k, v in ev.terms.items()], ["term", "value"]))
+    out = [f"{ev.id}: bound = {value_text(ev.value)}", ""]
+    out.append(text_table([[k, value_text(v)] for k, v in ev.terms.items()], ["term", "value"]))
     if ev.hypotheses:
         out += [
             "",
             text_table(
-                [[h.name, h.source, _holds(h.holds), num(h.slack)] for h in ev.hypotheses],
+                [[h.name, h.source, _holds(h.holds), limit(h.slack, "slack" in h.beyond)] for h in ev.hypotheses],
                 ["hypothesis", "source", "status", "slack (margin, in the condition's units)"],
             ),
         ]
     if ev.derived:
-        out += ["", "derived: " + ", ".join(f"{k} = {v} = {num(ev.params[k])}" for k, v in ev.derived.items())]
+        out += ["", derived_text(ev)]
     if ev.unused:
         out.append("unused: " + ", ".join(ev.unused))
     out += ["", ev.verdict() if np.ndim(ev.value) == 0 else _array_verdict(ev)]
@@ -287,7 +358,9 @@ def step_dict(sc: StepCheck) -> dict[str, Any]:
             "step": sc.step,
             "given": sc.given,
             f"max_{sc.step}": sc.max_step,
-            "max_step": sc.max_step,
+            "max_step": sc.max_step,  # null where no branch bounds the step (max_step_unbounded)
+            "max_step_unbounded": np.isinf(np.asarray(sc.max_step, dtype=float)),
+            "max_step_basis": sc.basis,  # the sources max_step is taken over ("statement", or "proof" ... where none)
             "binding": sc.binding,
             "max_step_with_proof_conditions": sc.max_step_all,
             "binding_with_proof_conditions": sc.binding_all,
@@ -297,7 +370,8 @@ def step_dict(sc: StepCheck) -> dict[str, Any]:
                     "source": b.source,
                     "printed": b.printed,
                     "canonical": b.canonical,
-                    "max": b.bound,
+                    "max": b.bound,  # null: unbounded by this branch (max_beyond_float_range, or path unconstrained)
+                    "max_beyond_float_range": b.beyond,
                     "holds": b.holds,
                     "slack": b.slack,
                     "path": b.path,  # how "max" was found: closed form, bisection, unconstrained, infeasible
@@ -312,9 +386,12 @@ def step_dict(sc: StepCheck) -> dict[str, Any]:
 
 def step_text(sc: StepCheck) -> str:
     rows = [
-        [b.name, b.source, num(b.bound), _path(b.path), "-" if b.holds is None else _holds(b.holds), num(b.slack)]
+        [b.name, b.source, limit(b.bound, b.beyond), _path(b.path), "-" if b.holds is None else _holds(b.holds),
+         limit(b.slack, b.beyond)]
         for b in sc.branches
-    ]
+    ]  # fmt: skip
+    source = {b.name: b.source for b in sc.branches}
+    basis = sc.basis if sc.basis == "statement" else f"{sc.basis}: the statement prints no step-size condition"
     out = [
         f"{sc.id}: step size {sc.step}",
         "",
@@ -322,8 +399,9 @@ def step_text(sc: StepCheck) -> str:
             rows, ["branch", "source", f"max {sc.step}", "path", "status", f"slack (max {sc.step} - {sc.step})"]
         ),
         "",
-        f"max {sc.step} (statement): {num(sc.max_step)}  binding: {_binding(sc.binding)}",
-        f"max {sc.step} (with the proof's conditions): {num(sc.max_step_all)}  binding: {_binding(sc.binding_all)}",
+        f"max {sc.step} ({basis}): {limit(sc.max_step)}  binding: {_binding(sc.binding, source)}",
+        f"max {sc.step} (with the proof's conditions): {limit(sc.max_step_all)}  "
+        f"binding: {_binding(sc.binding_all, source)}",
     ]
     # the branch names keep the paper's notation (cut_layer's K counts clients, its tau local steps); the binding
     # ones once more in canonical names, where K is always local steps and M clients
@@ -346,11 +424,14 @@ def _path(p: Any) -> str:
     return str(p) if np.ndim(p) == 0 else "/".join(dict.fromkeys(str(x) for x in np.ravel(p)))
 
 
-def _binding(b: Any) -> str:
-    """The binding branch; over a sweep each distinct one once, in order (per point: the lines below)."""
+def _binding(b: Any, source: dict[str, str] | None = None) -> str:
+    """The binding branch, with its source where it is not the statement (``(implicit)``); over a sweep each
+    distinct one once, in order (per point: the lines below)."""
+    src = source or {}
+    tag = lambda n: n if src.get(n, "statement") == "statement" else f"{n} ({src[n]})"  # noqa: E731
     if np.ndim(b) == 0:
-        return str(b)
-    names = list(dict.fromkeys(str(x) for x in np.ravel(b)))
+        return tag(str(b))
+    names = [tag(n) for n in dict.fromkeys(str(x) for x in np.ravel(b))]
     return names[0] if len(names) == 1 else "; ".join(names) + " (per point below)"
 
 
@@ -361,13 +442,14 @@ def step_points(sc: StepCheck) -> list[str]:
     at = lambda v, j: np.broadcast_to(np.asarray(v), (n,))[j]  # noqa: E731
     lines = []
     for j in range(n):
-        line = f"[{j + 1}/{n}] max {sc.step} {num(float(at(sc.max_step, j)))} (binding: {at(sc.binding, j)})"
+        line = f"[{j + 1}/{n}] max {sc.step} {limit(float(at(sc.max_step, j)))} (binding: {at(sc.binding, j)})"
         if sc.given is not None:
             g = float(at(sc.given, j))
             failing = [b.name for b in sc.branches
-                       if b.source == "statement" and b.holds is not None and not bool(at(b.holds, j))]  # fmt: skip
-            verdict = (f"violates {', '.join(failing)}: reduce {sc.step} to <= {num(float(at(sc.max_step, j)))}"
-                       if failing else "satisfies every stated branch")  # fmt: skip
+                       if sc.in_basis(b) and b.holds is not None and not bool(at(b.holds, j))]  # fmt: skip
+            own = "stated" if sc.basis == "statement" else sc.basis
+            verdict = (f"violates {', '.join(failing)}: reduce {sc.step} to <= {limit(float(at(sc.max_step, j)))}"
+                       if failing else f"satisfies every {own} branch")  # fmt: skip
             line += f"; {sc.step} = {num(g)} {verdict}"
         lines.append(line)
     return lines

@@ -139,6 +139,16 @@ class Result:
     def bound_expr(self) -> sp.Expr:
         return sp.Add(*(t.expr for t in self.terms))
 
+    @property
+    def rests_on_proof(self) -> bool:
+        """True when the statement prints no step-size condition while the proof (or our derivation) needs some: a
+        proof display such as ``mu_splitfed/eq24`` or ``thm4.1@proof``, whose only printed hypothesis is the step
+        coupling. Such an edition holds only where those conditions hold, so they are the ones it rests on:
+        :attr:`sfltheory.evaluate.Evaluation.applies` requires every hypothesis it carries, and ``check-lr`` /
+        :func:`sfltheory.stepsize.max_step` take their largest step over them (issue 24)."""
+        steps = [h for h in self.hypotheses if h.kind == "step_size"]
+        return bool(steps) and all(h.source != "statement" for h in steps)
+
     def parameters(self) -> list[str]:
         """Canonical names the bound and hypotheses depend on (after defaults are applied)."""
         names: set[str] = set()

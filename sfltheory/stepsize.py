@@ -16,7 +16,13 @@ other, and :attr:`Branch.path` says which, per branch (per point of a sweep wher
   with no boundary to find.
 
 Inputs so large or small (beyond 1e+-50) that a float may overflow, and roots that overflow or underflow in floats,
-are recomputed in mpmath arithmetic; a largest step outside the float range is refused with NumericRangeError.
+are recomputed in mpmath arithmetic. A largest step beyond the float range (L = 1e-320: eta <= 2.6e317) is no limit a
+float step can reach: the branch reports +inf, flagged :attr:`Branch.beyond` ("unbounded by this condition"), not an
+error (issue 24); one that underflows below the smallest float is refused with NumericRangeError.
+
+The largest step is taken over the statement's branches; for an edition whose statement prints none (a proof display,
+:attr:`Result.rests_on_proof`) over every branch it carries, and :attr:`StepCheck.basis` names the sources it was
+taken over -- the table labels ``max eta (proof)``, never ``(statement)`` for a number no statement gives.
 
 A result stated only up to constants (``explicit=False``) whose step is fixed by a choice and which carries no
 step-size condition of its own (sl_noniid's O-form Corollaries 1 and 2) has no largest step to report: ``max_step``
@@ -66,6 +72,7 @@ class Branch:
     group: str = ""
     canonical: str = ""  # the condition in canonical names (the printed one keeps the paper's notation)
     path: str | np.ndarray = ""  # how ``bound`` was found, one of PATHS (an array of them over a sweep that mixes)
+    beyond: bool | np.ndarray = False  # ``bound`` is inf because the true largest step exceeds the float range
 
 
 @dataclass
@@ -79,11 +86,24 @@ class StepCheck:
     binding_all: str | np.ndarray
     branches: list[Branch]
     other: list[HypothesisCheck]  # couplings and choices on the step (e.g. eta_c = tau * eta_s)
+    # the sources ``max_step`` is taken over: "statement", or -- where the statement prints no step-size branch --
+    # those of every branch ("proof", "implicit", "implicit+proof"): the label of the number, and the branches
+    # whose failure makes check-lr exit 1
+    basis: str = "statement"
+
+    def in_basis(self, b: Branch) -> bool:
+        """Whether branch ``b`` is one ``max_step`` is taken over."""
+        return b.source == "statement" or self.basis != "statement"
+
+    def violates(self) -> bool:
+        """The given step fails a branch ``max_step`` is taken over (at some point of a sweep)."""
+        return any(self.in_basis(b) and b.holds is not None and not bool(np.all(b.holds)) for b in self.branches)
 
     def advice(self) -> str:
         if self.given is None:
             return f"{self.step} <= {_num(self.max_step)} (binding: {self.binding})"
         failing = [b for b in self.branches if b.holds is not None and not bool(np.all(b.holds))]
+        own = "stated" if self.basis == "statement" else self.basis
         if not failing:
             tail = ""
             if bool(np.any(np.asarray(self.given) > self.max_step_all)):
@@ -91,18 +111,20 @@ class StepCheck:
                     f"; the proof's own conditions need {self.step} <= {_num(self.max_step_all)} "
                     f"(binding: {self.binding_all})"
                 )
-            return f"{self.step} = {_num(self.given)} satisfies every stated branch; binding: {self.binding}{tail}"
-        stated = [b for b in failing if b.source == "statement"]
-        target = self.max_step if stated else self.max_step_all
+            return f"{self.step} = {_num(self.given)} satisfies every {own} branch; binding: {self.binding}{tail}"
+        target = self.max_step if any(self.in_basis(b) for b in failing) else self.max_step_all
         names = ", ".join(b.name for b in failing)
         return f"{self.step} = {_num(self.given)} violates {names}: reduce {self.step} to <= {_num(target)}"
 
 
 def _num(v: Value | None) -> str:
+    """A step for the advice line: +inf (no branch bounds it, or only beyond the float range) as ``unbounded``."""
     if v is None:
         return "-"
-    a = np.asarray(v)
-    return f"{float(a):.6g}" if a.ndim == 0 else f"array(min={np.min(a):.6g}, max={np.max(a):.6g})"
+    a = np.asarray(v, dtype=float)
+    if a.ndim == 0:
+        return f"{float(a):.6g}" if np.isfinite(a) else ("unbounded" if a > 0 else "undefined")
+    return f"array(min={np.min(a):.6g}, max={np.max(a):.6g})"
 
 
 # --- the branches, symbolically (cached per result) ---------------------------------------------------------------
@@ -307,7 +329,9 @@ def _exact_root(
     sl = to_mp(exact(_slack_in_step(r, h, step), {**values, step: best / 2}, j, shape))
     if sl is not None and sl < 0:
         return 0.0, _NEVER
-    if abs(best) > FLOAT_MAX or float(best) == 0.0:
+    if abs(best) > FLOAT_MAX:  # no float step reaches it: unbounded by this branch (Branch.beyond), not an error
+        return math.inf, _CLOSED
+    if float(best) == 0.0:
         raise out_of_range(r.id, f"the largest {step} under {h.name}", best)
     return float(best), _CLOSED
 
@@ -386,12 +410,16 @@ def max_step(result: Result | str, params: Mapping[str, ArrayLike] | None = None
         if chk is not None:
             holds, slack = chk.holds, (b - given if given is not None else chk.slack)
         canonical = f"{sp.sstr(h.lhs)} {h.rel} {sp.sstr(h.rhs)}"
-        branches.append(Branch(h.name, h.source, h.printed, b, holds, slack, h.group, canonical, path))
+        # a closed form never yields inf but for a largest step beyond the float range (_exact_root)
+        out = np.logical_and(np.isinf(np.asarray(b, dtype=float)), np.asarray(path) == PATHS[_CLOSED])
+        beyond = bool(out) if np.ndim(out) == 0 else out
+        branches.append(Branch(h.name, h.source, h.printed, b, holds, slack, h.group, canonical, path, beyond))
     other_checks = [c for h in others if (c := _check_at(h, values)) is not None]
-    stated = [b for b in branches if b.source == "statement"] or branches
-    m, bind = _min_branch(stated)
+    stated = [b for b in branches if b.source == "statement"]
+    basis = "statement" if stated or not branches else "+".join(sorted({b.source for b in branches}))
+    m, bind = _min_branch(stated or branches)
     m_all, bind_all = _min_branch(branches)
-    return StepCheck(r.id, r.step, given, m, bind, m_all, bind_all, branches, other_checks)
+    return StepCheck(r.id, r.step, given, m, bind, m_all, bind_all, branches, other_checks, basis)
 
 
 def _check_at(h: Hypothesis, values: Mapping[str, Value]) -> HypothesisCheck | None:

@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 
 from .. import vocabulary as vocab
-from ..defaults import firing_order
+from ..defaults import chosen, firing_order
 from ..evaluate import Evaluation, evaluate
 from ..result import Result
 from .context import Context, seed_location
@@ -33,9 +33,19 @@ def parent_extra(r: Result, p: Result) -> list[str]:
 
 
 def parent_params(p: Result, ev: Evaluation) -> dict[str, Any]:
-    """The corollary's resolved values (arrays) that the parent uses."""
+    """The corollary's resolved values (arrays) that the parent uses -- but for the names the parent sets itself
+    (a corollary edition's own eta, and the eta_s that would replace it), which it would refuse."""
     n = int(np.size(ev.value))
-    return {k: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for k, v in ev.params.items() if k in p.parameters()}
+    keep = takes(p)
+    return {k: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for k, v in ev.params.items() if k in keep}
+
+
+def takes(p: Result) -> set[str]:
+    """The names ``p`` accepts as given: its parameters, less those it sets itself (a corollary edition's eta) and
+    those that would replace them (eta_s, through eta = eta_s)."""
+    own = chosen(p)
+    skip = set(own) | {x for d in p.defaults if d.name in own and d is not own[d.name] for x in d.reads}
+    return set(p.parameters()) - skip
 
 
 def at_parent(p: Result, ev: Evaluation) -> tuple[Evaluation | None, np.ndarray]:

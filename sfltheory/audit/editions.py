@@ -16,7 +16,7 @@ from ..errors import SflTheoryError
 from ..result import Result
 from ..stepsize import max_step
 from .context import Context, seed_location
-from .corollary import INVALID_RATIO, at_parent
+from .corollary import INVALID_RATIO, at_parent, takes
 from .findings import Finding, Reevaluation, Severity
 from .lineage import editions_of
 
@@ -86,7 +86,7 @@ def _pair(r: Result, e: Result, ctx: Context) -> Finding | None:
         severity, found, i = step[0], step[1], 0
     j = int(idx[i])
     point = s.point(j)
-    params_e = {k: v for k, v in s.resolved(j).items() if k in e.parameters()}
+    params_e = {k: v for k, v in s.resolved(j).items() if k in takes(e)}
     return Finding(
         result=r.id,
         check="editions",

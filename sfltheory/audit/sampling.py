@@ -121,7 +121,7 @@ class Sample:
 
     @property
     def applies(self) -> np.ndarray:
-        a = np.broadcast_to(np.asarray(self.ev.applies, dtype=bool), (self.size,))
+        a = np.broadcast_to(np.asarray(self.ev.statement_holds, dtype=bool), (self.size,))
         return a & np.isfinite(np.broadcast_to(self.ev.value, (self.size,)))
 
 

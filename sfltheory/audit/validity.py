@@ -50,7 +50,14 @@ def _finding(r: Result, s: Sample, i: int, printed: str, found: str) -> Finding:
         severity="bound invalid",
         seed=seed_location(r.provenance),
         witness=point,
-        reevaluations=(Reevaluation(result=r.id, params=point, value=s.value(i), applies=True),),
+        reevaluations=(
+            Reevaluation(
+                result=r.id,
+                params=point,
+                value=s.value(i),
+                applies=bool(np.broadcast_to(np.asarray(s.ev.applies, dtype=bool), (s.size,))[i]),
+            ),
+        ),
     )
 
 
@@ -60,7 +67,7 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     s = ctx.sample_for(r, "validity")
     if s is None:
         return []
-    stated = np.broadcast_to(np.asarray(s.ev.applies, dtype=bool), (s.size,))
+    stated = np.broadcast_to(np.asarray(s.ev.statement_holds, dtype=bool), (s.size,))
     if not stated.any():
         ctx.skip(r, "validity", "the statement's conditions hold at none of the points drawn")
         return []

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..evaluate import Evaluation
 from ..plan.records import Plan, objective_value
-from ..report import num
+from ..report import limit, num
 from ..stepsize import StepCheck
 
 
@@ -36,6 +36,11 @@ def step_answer(sc: StepCheck) -> str:
         ok = np.broadcast_to(np.asarray(sc.given, dtype=float) <= mxs, np.broadcast(mxs, sc.given).shape)
         return f"{s} is admissible at {int(ok.sum())} of {ok.size} points of the sweep (per point: below)"
     mx = float(sc.max_step)
+    if mx == math.inf:  # no branch bounds the step (or only beyond the float range): any float step is admissible
+        given = "" if sc.given is None else f"{s} = {num(sc.given)} is admissible: "
+        far = any(bool(np.any(b.beyond)) for b in sc.branches)
+        why = "each branch's largest step lies beyond the float range, > 1.8e308" if far else "no branch constrains it"
+        return f"{given}no condition of {rid} bounds {s} at these parameters ({why})"
     if not math.isfinite(mx) or mx <= 0:
         return f"no {s} > 0 satisfies the conditions of {rid} at these parameters: the theorem covers no such run"
     if sc.given is None:
@@ -67,7 +72,7 @@ def tau_sweep_answer(sc: StepCheck, taus: np.ndarray) -> str:
     mx = np.broadcast_to(np.asarray(sc.max_step, dtype=float), taus.shape)
     grid = f"tau in {ranges(taus)}"
     if sc.given is None:
-        return f"the largest {s} {rid} admits, over {grid}: from {num(mx.max())} down to {num(mx.min())}"
+        return f"the largest {s} {rid} admits, over {grid}: from {limit(mx.max())} down to {limit(mx.min())}"
     g = float(np.max(sc.given))
     ok = g <= mx
     if ok.all():
@@ -87,12 +92,12 @@ def tau_sweep_table(sc: StepCheck, taus: np.ndarray) -> str:
     a given step, whether it is admissible there (the full branch table is ``check-lr ... tau=...``)."""
     mx = np.broadcast_to(np.asarray(sc.max_step, dtype=float), taus.shape)
     binding = np.broadcast_to(np.asarray(sc.binding, dtype=object), taus.shape)
-    head = ["tau", f"max {sc.step}", "binding branch"] + (
+    head = ["tau", f"max {sc.step}" + ("" if sc.basis == "statement" else f" ({sc.basis})"), "binding branch"] + (
         [f"{sc.step} = {num(sc.given)}"] if sc.given is not None else []
     )
     rows = [head]
     for i, t in enumerate(taus):
-        row = [f"{int(t)}", num(mx[i]), str(binding[i])]
+        row = [f"{int(t)}", limit(mx[i]), str(binding[i])]
         if sc.given is not None:
             row.append("admissible" if float(np.max(sc.given)) <= mx[i] else "too large")
         rows.append(row)
@@ -105,6 +110,8 @@ def tau_sweep_table(sc: StepCheck, taus: np.ndarray) -> str:
 def bound_answer(ev: Evaluation) -> str:
     """The bound's value and whether its hypotheses hold (a sweep: at how many points it applies)."""
     if np.ndim(ev.value) == 0:
+        if not math.isfinite(float(ev.value)):  # a void bound: no number to report (never "inf")
+            return f"{ev.id}: no finite bound; {ev.verdict()}"
         return f"{ev.id}: the bound is {num(ev.value)}; {ev.verdict()}"
     a = np.asarray(ev.applies)
     return f"{ev.id}: the bound applies at {int(a.sum())} of {a.size} points"

@@ -115,9 +115,9 @@ def _cmd_check_lr(a: argparse.Namespace) -> int:
     if taus is not None:  # over tau: the step is fine when some tau admits it
         mx = np.asarray(sc.max_step, dtype=float)
         return EXIT_STEP_VIOLATES if sc.given is not None and not bool(np.any(float(np.max(sc.given)) <= mx)) else 0
-    if sc.given is not None and any(
-        b.source == "statement" and b.holds is not None and not bool(np.all(b.holds)) for b in sc.branches
-    ):
+    if sc.given is not None and sc.violates():
+        # a branch max_step is taken over fails: the statement's, or -- for an edition whose statement prints no
+        # step-size condition (mu_splitfed/eq24) -- the proof's it rests on (issue 24)
         return EXIT_STEP_VIOLATES  # scripts can test admissibility without parsing the table
     return 0
 
@@ -140,6 +140,7 @@ def register(sub: Any, model_cuts: ModelCuts | None) -> None:
         description="Checks the step size (given as name=value) against every branch of the result's step-size "
         "condition and prints the largest feasible step. Exit status: 0 when the given step satisfies every "
         "stated branch (or no step is given), 1 when it violates one (for a sweep: any value), 2 on bad input. "
+        "An edition whose statement prints no step-size condition (a proof display) is held to the proof's. "
         "A result with tau, run without tau, is checked over a grid of tau (--grid, default 1:32): exit 1 then "
         "when no tau admits the step.",
     )

@@ -115,13 +115,17 @@ def test_cause2_a_step_limit_that_underflows_in_floats_is_computed_exactly(capsy
     assert "reduce eta to <= 3.125e-312" in out and "<= 0\n" not in out and "inf" not in out
 
 
-def test_cause2_a_step_limit_beyond_the_float_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(
-        NumericRangeError, match=r"the largest eta under eta<=1/\(64L\(tau\+2d_s\)\): is 3\.90625e\+317"
-    ):
-        st.max_step("mu_splitfed/thm4.1", L=1e-320, tau=2, d_c=100, d_s=1, eta=1e-3)
-    line = refused(capsys, "check-lr", "mu_splitfed/thm4.1", "L=1e-320", "tau=2", "d_c=100", "d_s=1", "eta=0.001")
-    assert "outside the floating-point range" in line
+def test_cause2_a_step_limit_beyond_the_float_range_is_unbounded_not_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 24, over-refusal: 1/(64 L (tau + 2 d_s)) at L = 1e-320, tau = 2, d_s = 1 is 1/(2.56e-318) = 3.9e317, beyond
+    # the float range: the condition does not bound eta at all (slack unbounded), so the step is admissible
+    sc = st.max_step("mu_splitfed/thm4.1", L=1e-320, tau=2, d_c=100, d_s=1, eta=1e-3)
+    b = next(b for b in sc.branches if b.name == "eta<=1/(64L(tau+2d_s))")
+    assert b.beyond and b.bound == math.inf and sc.max_step == math.inf
+    rc = main(["check-lr", "mu_splitfed/thm4.1", "L=1e-320", "tau=2", "d_c=100", "d_s=1", "eta=0.001"])
+    out, err = capsys.readouterr()
+    assert rc == 0 and err == "" and "unbounded (> 1.8e308)" in out and " inf" not in out
 
 
 def test_cause2_a_limit_below_the_smallest_float_is_refused_not_zero() -> None:

@@ -84,7 +84,7 @@ def test_text_fits_120_columns(capsys: pytest.CaptureFixture[str]) -> None:
 def test_plan_figure_marks_the_edge_and_states_constants(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     seen: dict[str, Any] = {}
 
-    def keep(fig: Any, path: Any) -> Path:
+    def keep(fig: Any, path: Any, **_: Any) -> Path:  # save() may name the output (name=...)
         seen["texts"] = [t.get_text() for ax in fig.axes for t in ax.texts] + [t.get_text() for t in fig.texts]
         return Path(path)
 

@@ -20,6 +20,8 @@ step-size conditions are checked at the step the count assumes.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
 from ...defaults import Default
@@ -53,9 +55,14 @@ def _choice(name: str, expr: sp.Expr, printed: str, what: str, where: str = _THM
     return Default(name=name, expr=expr, rule=rule), hyp
 
 
-# T from eps, then Theorem 1's choices from T (the order of the rules does not matter: each has its own target)
+# T from eps, then Theorem 1's choices from T (the order of the rules does not matter: each has its own target).
+# The count is a number of rounds: the rule's d/(hNB eps^2) is rounded up to whole rounds (sfltheory.defaults,
+# "Whole counts"), so the choice it states holds at the ceiling -- a T given otherwise is not the remark's.
 T_RULE, T_CHOICE = _choice("T", ROUNDS, r"T=\mathcal O\big(d/(hNB\varepsilon^2)\big)", "the count T = d/(hNB eps^2)",
                            "Remark 2")  # fmt: skip
+T_CHOICE = replace(T_CHOICE, rhs=sp.ceiling(ROUNDS),
+                   note="Remark 2 assumes the count T = d/(hNB eps^2), encoded at unit O-constant; whole rounds: the "
+                   "ceiling (issue 24: a count below 1 or between integers is the rounds needed, rounded up)")  # fmt: skip
 ETA_C_RULE, ETA_C_CHOICE = _choice("eta_c", sp.sqrt(M * batch / (D * K * T)), r"\eta_c=\mathcal O(\sqrt{(NB)/(dhT)})",
                                    "Theorem 1's client step eta_c = O(sqrt(NB/(dhT)))")  # fmt: skip
 ETA_S_RULE, ETA_S_CHOICE = _choice("eta_s", sp.sqrt(K * batch / (D * M * T)), r"\eta_s=\mathcal O(\sqrt{(hB)/(dNT)})",
@@ -83,6 +90,8 @@ REMARK2 = Result(
         "At unit O-constants the choices and the count are not homogeneous in units (the O hides L, G and the like): "
         "they hold in the units the numbers are read in, an unstated normalisation the units audit reports.",
         "Kind 'model', not 'corollary': the count bounds a number of rounds, not Theorem 1's left-hand side.",
+        "T is a whole number of rounds: the derived d/(hNB eps^2) is rounded up (shown with the derived value), and "
+        "Theorem 1's choices are taken at that T; the bound reports the count as derived (issue 24).",
         c.D_NOTE,
     ),
 )  # fmt: skip

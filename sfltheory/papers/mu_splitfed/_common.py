@@ -76,7 +76,9 @@ NOTATION_EPS = {"eps_target": r"\varepsilon"}  # the accuracy of footnote 3 and 
 
 # ---------------------------------------------------------------------------------------------------
 # Defaults. Two rules for one target keep their order (the first to fire wins): ETA_FROM_ETA_S comes before a
-# corollary's step choice, D_C_FROM_D_S before a corollary's split, so a given eta_s or d_s is honoured.
+# corollary's step choice, D_C_FROM_D_S before a corollary's split, so a given eta_s or d_s is honoured. (A corollary
+# whose bound is derived at its own eta, the choice restated by a proof condition, refuses a given eta and the eta_s
+# that would replace it: sfltheory.evaluate's rule for values an edition fixes, issue 24.)
 ETA_FROM_ETA_S = Default(
     name="eta", expr=eta_s, rule="the unified step is the server step, eta = eta_s (Theorems 4.1, 4.3: "
     "eta_c/tau = eta_s = eta; App. C.1.3 'we define the universal step size eta := eta_s')",
@@ -95,7 +97,7 @@ ONE_PERTURBATION = Default(
 )  # fmt: skip
 D_C_FROM_D_S = Default(
     name="d_c", expr=d - d_s, rule="d = d_c + d_s (Sec. 4.1, after (8)): a given d_s fixes d_c before the "
-    "corollary's split rule d_c = sqrt(d/tau) is tried",
+    "corollary's split rule d_c = sqrt(d/tau) is tried", rounding="none",
 )  # fmt: skip
 
 SUBTRACTED_DROPPED = Default(

@@ -36,7 +36,13 @@ from ._common import ONE, F, L, T, d, d_c, d_s, eta, lam, sigma_c2, sigma_s2, ta
 ETA_42 = ONE / sp.sqrt(d * tau * T)
 ETA_COR42 = Default(name="eta", expr=ETA_42, rule="Corollary 4.2's step choice eta = 1/sqrt(d tau T), (9); App. C.1.4 "
                     "'Let eta = 1/sqrt(d tau T)'")  # fmt: skip
-SPLIT_RULE = Default(name="d_c", expr=c.SPLIT_DC, rule="Corollary 4.2's split d_c = sqrt(d/tau), d_s = d - sqrt(d/tau)")
+SPLIT_RULE = Default(
+    name="d_c",
+    expr=c.SPLIT_DC,
+    rule="Corollary 4.2's split d_c = sqrt(d/tau), d_s = d - sqrt(d/tau) "
+    "(a closed form the corollary treats as a real number: used as derived)",
+    rounding="none",
+)
 LAM_RULE = Default(
     name="lam", expr=sp.sqrt(c.LAM2_COR), rule="Corollary 4.2's smoothing radius at its bound, lambda^2 = "
     "1/(sqrt(tau T) d^{5/2} L) (App. C.1.4 takes the equality)",

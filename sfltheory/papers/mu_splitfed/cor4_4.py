@@ -41,7 +41,8 @@ ETA_COR44 = Default(name="eta", expr=ETA_44, rule="Corollary 4.4's step choice e
 ETA_G_COR44 = Default(name="eta_g", expr=ETA_G_44, rule="Corollary 4.4's global step eta_g = sqrt(tau M) (statement; "
                       "App. D.1.4)")  # fmt: skip
 SPLIT_RULE = Default(name="d_c", expr=c.SPLIT_DC, rule="Corollary 4.4's split d_c = sqrt(d/tau), d_s = d - sqrt(d/tau) "
-                     "(statement; App. D.1.4 'Let d/d_c^2 = tau')")  # fmt: skip
+                     "(statement; App. D.1.4 'Let d/d_c^2 = tau'; a closed form the corollary treats as a real number: "
+                     "used as derived)", rounding="none")  # fmt: skip
 LAM_RULE = Default(
     name="lam", expr=sp.sqrt(c.LAM2_COR), rule="Corollary 4.4's printed smoothing radius at its bound, lambda^2 = "
     "1/(sqrt(tau T) d^{5/2} L) (Corollary 4.2's; App. D.1.4 uses another, see the discrepancies)",

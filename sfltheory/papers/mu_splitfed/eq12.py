@@ -35,7 +35,9 @@ EQ12 = Result(
     statement=r"T_1t_{\mathrm{straggler}}=T_0t_{\mathrm{straggler}}/\tau=T_0t_{\mathrm{server}}",
     defaults=(
         Default(name="tau", expr=t_straggler / t_server, rule="the server performs tau = t_straggler/t_server local "
-                "iterations during each round (Sec. 4.2, before (12))"),
+                "iterations during each round (Sec. 4.2, before (12)); kept as the ratio, a real number: (12)'s "
+                "identity T_0 t_straggler/tau = T_0 t_server holds at the ratio itself (the planner's balance tau "
+                "reads the same), and the coupling accepts the nearest integer", rounding="none"),
     ),
     notes=(
         "T_1 = T_0/tau relies on Corollary 4.4's linear speedup in tau; the bound's tau-free terms "

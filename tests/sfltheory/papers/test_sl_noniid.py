@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import sfltheory as st
+from sfltheory.defaults import chosen
 
 P = "sl_noniid/"
 
@@ -156,6 +157,10 @@ def test_eta_l_branch_both_sides(rid: str, params: dict, name: str, bound: float
     assert branch(sc, name).bound == pytest.approx(bound)
     if binds:
         assert sc.binding == name and sc.max_step == pytest.approx(bound)
+    if "eta_l" in chosen(st.get(P + rid)):  # the edition sets eta_l itself: a given one is refused (issue 24)
+        with pytest.raises(st.ParameterError, match="sets eta_l = .* itself"):
+            st.evaluate(P + rid, **base, eta_l=bound)
+        return
     below = st.evaluate(P + rid, **base, eta_l=bound * (1 - 1e-9))
     above = st.evaluate(P + rid, **base, eta_l=bound * (1 + 1e-6))
     assert hyp(below, name).holds and not hyp(above, name).holds
@@ -205,10 +210,12 @@ def test_lem4_validity_both_sides() -> None:
     assert above.void and "void" in above.verdict()
     # at eta_l = 1/(2NKL) = 0.5 exactly the statement's condition holds, but the denominator is 0: void
     edge = st.evaluate(P + "lem4", **p, eta_l=np.array([0.5]))
-    assert bool(np.all(edge.applies)) and bool(np.all(edge.void))
+    # the statement's condition holds, but a void bound does not apply (issue 24)
+    assert bool(np.all(edge.statement_holds)) and bool(np.all(edge.void)) and not bool(np.any(edge.applies))
     assert np.isinf(edge.value[0])
     scalar = st.evaluate(P + "lem4", **p, eta_l=0.5)  # the same as a scalar: void, not a ZeroDivisionError
-    assert scalar.applies and scalar.void and "1-4N^2K^2eta_l^2L^2>0" in scalar.verdict()
+    assert scalar.statement_holds and not scalar.applies and scalar.void
+    assert "1-4N^2K^2eta_l^2L^2>0" in scalar.verdict()
 
 
 # --- Corollary 1, eq. (6) --------------------------------------------------------------------------
