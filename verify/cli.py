@@ -12,10 +12,10 @@ import sys
 from functools import wraps
 from typing import Any
 
-from sfltheory.cliargs import EXIT_USAGE, count_arg, parse_assignments, positive_arg
+from sfltheory.cliargs import EXIT_USAGE, count_arg, options_given, parse_assignments, positive_arg, refuse_with
 from sfltheory.errors import ParameterError
 from sfltheory.experiments import EXPERIMENTS, NO_EXPERIMENT, without_experiment
-from sfltheory.outputs import check_outputs, write_text
+from sfltheory.outputs import check_dir, check_outputs, keep, write_text
 from verify.measurespec import MeasureSpec
 from verify.spec import TrendSpec, flag, named_by, shape
 
@@ -135,6 +135,7 @@ def measure_spec_of(a: argparse.Namespace) -> MeasureSpec:
     """``measure``'s flags as a :class:`verify.measurespec.MeasureSpec` (a field in an error is named by its
     flag: the command runs under :func:`flagged`)."""
     what = tuple(w for w in a.what.split(",") if w) if a.what else None
+    refuse_unused_measure_options(a, what)
     cuts = tuple(c.strip() for c in a.cuts.split(",")) if a.cuts is not None else None
     sample = shape("measure.input_shape", a.input_shape) if a.input_shape else None
     return MeasureSpec(
@@ -144,6 +145,49 @@ def measure_spec_of(a: argparse.Namespace) -> MeasureSpec:
         steps=a.steps, every=a.every, lr=a.lr, train_batch=a.train_batch, run_dir=a.run_dir, device=a.device,
         float64=a.float64, chunk=a.chunk, threads=a.threads, seed=a.seed,
     )  # fmt: skip
+
+
+# measure's options that act only with another: given without it they would be ignored, so they are refused
+STEPS_ONLY = ("--every", "--lr", "--train-batch", "--run-dir")  # the SGD run of --steps
+ZO_ONLY = ("--lam", "--P", "--zo-form")  # the zeroth-order error (zo in --what)
+
+
+def refuse_unused_measure_options(a: argparse.Namespace, what: tuple[str, ...] | None) -> None:
+    """Refuse an option of ``measure`` that nothing would read: the SGD settings without ``--steps``, the
+    zeroth-order estimator's without ``zo`` in ``--what`` (``--for`` picks its own: not judged here)."""
+    given = options_given(a)
+    for name in STEPS_ONLY:
+        if name in given and not a.steps:
+            raise ParameterError(name, "sets the SGD run of --steps N: not without --steps (it would be ignored)")
+    zo = a.for_id is not None or (what is not None and "zo" in what)
+    for name in ZO_ONLY:
+        if name in given and not zo:
+            raise ParameterError(name, "sets the zeroth-order estimator: not without zo in --what (it would be "
+                                 "ignored)")  # fmt: skip
+
+
+# --- the time limit, shared by train and verify ---------------------------------------------------------------------
+
+MAX_HOURS = 24.0  # verify.train.loop.MAX_HOURS, repeated so that the parser imports no torch
+
+
+def max_hours_arg(s: argparse.ArgumentParser) -> None:
+    """``--max-hours H``: a run estimated (from its first round) to take longer is stopped before its second."""
+    s.add_argument(
+        "--max-hours",
+        type=positive_arg("--max-hours"),
+        default=MAX_HOURS,
+        metavar="H",
+        help=f"stop before round 2 when T rounds would take longer than H hours at round 1's pace (default "
+        f"{MAX_HOURS:g})",
+    )
+
+
+def within_hours(a: argparse.Namespace) -> Any:
+    """The time budget of ``--max-hours`` (:func:`verify.train.loop.time_budget`) as a context."""
+    from verify.train.loop import time_budget
+
+    return time_budget(getattr(a, "max_hours", MAX_HOURS))
 
 
 # --- a model problem's options, shared by train and verify ------------------------------------------------------
@@ -205,6 +249,7 @@ def _train_parser(sub: Any) -> None:
         "--tensorboard", metavar="DIR", help="also write the records as TensorBoard scalars here (extra: tensorboard)"
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    max_hours_arg(s)
     s.set_defaults(func=flagged(_cmd_train))
 
 
@@ -222,6 +267,10 @@ def _list_text() -> str:
 
 def _cmd_train(a: argparse.Namespace) -> int:
     if a.list:
+        what = [f"ALGO '{a.algorithm}'"] if a.algorithm else []
+        what += ["name=value"] if a.assignments else []
+        refuse_with("--list", "lists the algorithms and runs nothing", what + options_given(a, besides=("--list",
+                    "--json")))  # fmt: skip
         if a.json:
             from verify.train import ALGORITHMS
 
@@ -230,23 +279,25 @@ def _cmd_train(a: argparse.Namespace) -> int:
             print(_list_text())
         return 0
     spec = train_spec(a)
-    check_outputs(a, dirs=("out", "tensorboard"))  # before any work
+    check_outputs(a, dirs=("out",))  # before any work; its room once the model is sized (train.launch)
     from verify.runs import require_tensorboard, write_tensorboard
-    from verify.train.launch import launch
+    from verify.train.launch import launch, tensorboard_bytes
 
-    if a.tensorboard:
-        require_tensorboard(f"--tensorboard {a.tensorboard}")  # before any work
-    r = launch(spec, progress=not (a.quiet or a.json))
-    if a.tensorboard:
-        write_tensorboard(r.records, a.tensorboard)
-        if not a.json:
-            print(f"TensorBoard scalars written to {a.tensorboard}")
+    if a.tensorboard:  # before any work: the extra, and a folder with room for T rounds of scalars
+        require_tensorboard(f"--tensorboard {a.tensorboard}")
+        check_dir("--tensorboard", a.tensorboard, need=tensorboard_bytes(spec.T))
+    with within_hours(a):
+        r = launch(spec, progress=not (a.quiet or a.json))
     if a.json:
         print(json.dumps(r.to_dict(), indent=1, allow_nan=False))
     else:
         print(run_text(r))
         if r.out:
             print(f"run written to {r.out}/run.json")
+    if a.tensorboard:  # after the run is printed; a failed write keeps the scalars in a fallback folder (exit 1)
+        keep("--tensorboard", a.tensorboard, lambda p: write_tensorboard(r.records, p), folder=True)
+        if not a.json:
+            print(f"TensorBoard scalars written to {a.tensorboard}")
     if r.status == "diverged":
         print(f"sfltheory: {r.message}", file=sys.stderr)
         return EXIT_DIVERGED
@@ -263,22 +314,32 @@ def train_spec(a: argparse.Namespace) -> Any:
         raise ParameterError("algorithm", "name one (sfltheory train --list shows them)")
     if "=" in a.algorithm:
         raise ParameterError("algorithm", f"expected an algorithm name before name=value (got {a.algorithm!r})")
-    params = parse_assignments(a.assignments)
+    from verify.train import get, word_params
+
+    takes = {p.name for p in get(a.algorithm).takes}
+    params = parse_assignments(a.assignments, words=word_params(), sweeps=False)
+    own: dict[str, Any] = {}  # the algorithm's parameters named like a time-model option (sfl_aux's server_step)
     for k, v in params.items():
         if isinstance(v, np.ndarray):
             raise ParameterError(k, "train takes one value per parameter (a sweep is `sfltheory sweep`)")
-        if k in TRAIN_FLAG_NAMES:
+        if k in TIME_NAMES and k in takes:
+            own[k] = v
+        elif k in TRAIN_FLAG_NAMES:
             raise ParameterError(k, f"is an option: give {TRAIN_FLAG_NAMES[k]}")
         if k in ("problem_seed", "noise"):
             raise ParameterError(k, "not a name=value of train: the problem is drawn from seed, a quadratic's noise "
                                  "law is set in its problem file or a sweep file")  # fmt: skip
-    flat = {**params, "algorithm": a.algorithm, "problem": a.problem, **model_problem_flat(a),
+    flat = {**{k: v for k, v in params.items() if k not in own}, "params": own or None, "algorithm": a.algorithm,
+            "problem": a.problem, **model_problem_flat(a),
             "order": a.order, "loop": a.loop or None, "float64": a.float64 or None, "device": a.device,
             "client_time": a.client_time, "server_step": a.server_step, "bandwidth": a.bandwidth, "out": a.out,
             "checkpoint_every": a.checkpoint_every, "truncate": a.truncate or None}  # fmt: skip
     return with_flags(parse_run, flat)
 
 
+# the time model's names of the flat form: an algorithm's own parameter may have one (sfl_aux's server_step, a choice
+# of its server step), which train then passes as the algorithm's, not the time model's
+TIME_NAMES = ("client_time", "server_step", "bandwidth")
 # names of the flat form that train takes as options, not as name=value (the rest of RUN_KEYS are name=value)
 TRAIN_FLAG_NAMES = {"problem": "--problem", "loop": "--loop", "float64": "--float64", "device": "--device",
                     "out": "--out", "checkpoint_every": "--checkpoint-every", "client_time": "--client-time",
@@ -414,11 +475,15 @@ def _verify_parser(sub: Any) -> None:
         help="with --run: `sfltheory measure --out` records; several (e.g. measured at several rounds): their sup",
     )
     s.add_argument("--tags", metavar="Q=TAG,...", help="with --run on TensorBoard: gradnorm2=TAG[,loss=TAG]")
+    max_hours_arg(s)
     s.set_defaults(func=flagged(_cmd_verify))
 
 
 def _cmd_verify(a: argparse.Namespace) -> int:
     if a.list:
+        what = ["result ids or name=value"] if a.ids or a.assignments else []
+        refuse_with("--list", "lists the results with an experiment and runs nothing",
+                    what + options_given(a, besides=("--list",)))  # fmt: skip
         for rid, e in EXPERIMENTS.items():
             print(f"{rid:30s} {e.algorithm:16s} {e.lhs:8s} {e.problem}")
         for rid, why in without_experiment().items():  # every other result, with its reason
@@ -426,10 +491,11 @@ def _cmd_verify(a: argparse.Namespace) -> int:
         return 0
     job = verify_job(a)
     check_outputs(a, dirs=("out",))  # before any work
-    from verify.pipeline.job import run_job
+    from verify.pipeline.job import outcome_text, run_job
 
     say = (lambda s: None) if a.json else (lambda s: print(s, file=sys.stderr))
-    o = run_job(job, say=say)
+    with within_hours(a):
+        o = run_job(job, say=say)
     if a.run is not None and not a.json:  # the answer first, one line per result
         from verify.pipeline.fromrun import answer
 
@@ -443,29 +509,12 @@ def _cmd_verify(a: argparse.Namespace) -> int:
         out = report.to_json(list(o.done), worst_cases=list(o.worst), trends=list(o.trends))
         print(json.dumps(out, indent=1, allow_nan=False))
     else:
-        print(verify_text(o))
+        print(outcome_text(o))
     if o.failed:
         print(f"sfltheory: {len(o.failed)} of {len(job.checks)} results failed (the others are reported)",
               file=sys.stderr)  # fmt: skip
         return 1
     return 0
-
-
-def verify_text(o: Any) -> str:
-    """A verify job's outcome in lines: one per leg, worst case and trend check."""
-    lines = []
-    for v in o.done:
-        for leg in v.legs:
-            hyp = "hypotheses hold" if leg.applies else f"{len(leg.failing)} hypotheses fail"
-            decay = f"decay {leg.slope_lhs:5.2f} vs {leg.slope_bound:5.2f}"
-            lines.append(f"{v.result:28s} {leg.mode:10s} step {leg.step:<10.4g} {hyp:22s} {leg.verdict:12s} "
-                         f"bound/measured {leg.tightness:8.3g}  {decay}")  # fmt: skip
-    for w in o.worst:
-        what = "COUNTEREXAMPLE" if w.counterexample else "no counterexample"
-        lines.append(f"{w.result:28s} worst case over {w.tried} quadratics: measured/bound {w.ratio:.3g} at T = "
-                     f"{w.T} (step {w.step:.3g}): {what}")  # fmt: skip
-    lines += [c.line() for c in o.trends]
-    return "\n".join(lines)
 
 
 def verify_job(a: argparse.Namespace) -> Any:
@@ -476,11 +525,16 @@ def verify_job(a: argparse.Namespace) -> Any:
     from verify.pipeline.trends import CHECKS
 
     ids = [x for x in a.ids if "=" not in x]
-    names = parse_assignments([x for x in [*a.ids, *a.assignments] if "=" in x])
+    from verify.train import word_params
+
+    names = parse_assignments([x for x in [*a.ids, *a.assignments] if "=" in x], words=word_params(), sweeps=False)
     if a.all:
         if ids:
             raise ParameterError("--all", "give result ids or --all, not both")
         ids = list(EXPERIMENTS)
+    if a.trends and a.trend:
+        raise ParameterError("--trends", f"runs every trend check: not with --trend {a.trend[0]} (give one or the "
+                             "other)")  # fmt: skip
     trend_names = list(CHECKS) if a.trends else list(dict.fromkeys(a.trend or []))
     for name in trend_names:
         if name not in CHECKS:
@@ -493,7 +547,8 @@ def verify_job(a: argparse.Namespace) -> Any:
              "order": a.order, **model_problem_flat(a)}  # fmt: skip
     for k, v in flags.items():  # a name given as name=value and as its flag is one thing: once, or equal
         if k in names and v is not None and names[k] != v:
-            raise ParameterError(k, f"given as {k}={names[k]:g} and as --{k.replace('_', '-')} {v}: give it once")
+            shown = f"{names[k]:g}" if isinstance(names[k], float) else names[k]
+            raise ParameterError(k, f"given as {k}={shown} and as --{k.replace('_', '-')} {v}: give it once")
     flat = {**names, **{k: v for k, v in flags.items() if v is not None}}
     on_model = any(v is not None for v in model_problem_flat(a).values()) and a.problem is None
     if a.all and on_model:  # a corollary's step is a function of T: those run on the exact quadratics only

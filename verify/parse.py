@@ -40,7 +40,8 @@ from verify.train import get
 
 def run_spec(m: Mapping[str, Any]) -> RunSpec:
     """The one parser of a run's flat form (:data:`verify.spec.RUN_KEYS`, :data:`verify.spec.MODEL_KEYS`, the
-    algorithm's parameters and a quadratic's target constants): ``problem`` is None
+    algorithm's parameters and a quadratic's target constants; ``params``, the algorithm's parameters whose names
+    a run's flat form uses for something else, e.g. ``server_step``): ``problem`` is None
     (a model problem), ``"quadratic"`` (the default quadratic, from the target constants among the names) or
     a quadratic problem file; every other name is the algorithm's parameter, checked by the algorithm class
     before any work."""
@@ -58,8 +59,9 @@ def run_spec(m: Mapping[str, Any]) -> RunSpec:
     time = None
     if any(k in p for k in ("client_time", "server_step", "bandwidth")):
         time = TimeSpec.from_values(**{k: p.pop(k, None) for k in ("client_time", "server_step", "bandwidth")})
+    own = p.pop("params", None) or {}  # the algorithm's parameters named like a run's (sfl_aux's server_step)
     problem = run_problem(p, seed=run.get("seed", 0))
-    params = check_params(algorithm, p)
+    params = check_params(algorithm, {**p, **own})
     return RunSpec(algorithm=algorithm, params=params, problem=problem, float64=float64, batched=batched,
                    device=device, time=time, out=None if out is None else text("out", out), truncate=truncate,
                    **run)  # fmt: skip
@@ -92,6 +94,9 @@ def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> Che
     on_model = problem.kind == "model" if problem is not None else exp.problem == "model"
     if order is not None and not on_model:
         raise ParameterError("params.order", "sets the client order of a run on a model; not on a quadratic")
+    if "points" in run and not on_model:  # it would be ignored: a quadratic's constants are exact, not measured
+        raise ParameterError("points", "sets the rounds where a model's constants are measured; not on an exact "
+                             "quadratic (its constants are exact)")  # fmt: skip
     plan = sort_names(result, exp, p, on_model=on_model)
     if order is not None:
         plan["params"]["order"] = order

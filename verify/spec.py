@@ -37,6 +37,8 @@ FLAGS: dict[str, str] = {
     "problem.file": "--problem", "problem.model": "--model", "problem.data": "--data", "problem.cut": "--cut",
     "problem.clients": "--clients", "problem.partition": "--partition", "problem.loss": "--loss",
     "problem.input_shape": "--input-shape", "problem.eval_samples": "--eval-samples", "problem": "--problem",
+    # a run's problem is drawn from its seed (train and verify take it as seed=); cuts/plan's block expansion
+    "problem.seed": "seed", "problem.noise": "noise", "expand": "--expand",
     "batched": "--loop", "device": "--device", "out": "--out", "checkpoint_every": "--checkpoint-every",
     "truncate": "--truncate",
     "time.client_time": "--client-time", "time.server_step": "--server-step", "time.bandwidth": "--bandwidth",
@@ -64,7 +66,11 @@ def named_by(rename: Callable[[str], str]) -> Iterator[None]:
     except ParameterError as e:
         if rename(e.name) == e.name:
             raise
-        raise ParameterError(rename(e.name), e.rule) from None
+        renamed = type(e).__new__(type(e))  # its class kept (a WriteFailed stays one: its exit status, fallback)
+        renamed.__dict__.update(e.__dict__)
+        renamed.name = rename(e.name)
+        renamed.args = (f"parameter '{renamed.name}': {e.rule}",)
+        raise renamed from None
 
 
 # --- checked conversions (each error names the field) -------------------------------------------------------------

@@ -368,3 +368,21 @@ def test_cause9_plan_m_and_client_times_must_agree(capsys: pytest.CaptureFixture
     args = ["plan", "mu_splitfed/thm4.3", "--model", model, *THM43, "M=10", "--eps", "30"]
     line = refused(capsys, *args, "--server-step", "1", "--client-time", "1,1,1")
     assert line == "sfltheory: error: parameter '--client-time': one time per client: got 3 times for M = 10 clients"
+
+
+def test_a_value_option_given_twice_is_refused_a_flag_twice_is_not(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 24: argparse keeps the last of `--model a --model b` and drops the first without a word
+    def usage_error(*args: str) -> str:  # the parser's own refusal exits (status 2) from inside main
+        with pytest.raises(SystemExit) as e:
+            main(list(args))
+        out, err = capsys.readouterr()
+        assert e.value.code == 2 and out == "" and len(err.splitlines()) == 1
+        return err.strip()
+
+    line = usage_error("cuts", "--model", "a.json", "--model", "b.json")
+    assert line == "sfltheory: error: parameter '--model': given twice (the second would silently replace the first)"
+    assert "parameter '--paper': given twice" in usage_error("list", "--paper", "mu_splitfed", "--paper=sl_noniid")
+    # a flag given twice changes nothing: accepted (`list --json --json` prints the same JSON as once)
+    assert main(["list", "--json", "--json"]) == 0
+    twice = capsys.readouterr().out
+    assert main(["list", "--json"]) == 0 and capsys.readouterr().out == twice

@@ -48,8 +48,8 @@ def test_measure_json_and_bound(tmp_path: Path, capsys: pytest.CaptureFixture[st
     [
         (["--cut", "nope"], "parameter '--cut'"),  # the library names problem.cut, the command line its flag
         (["--clients", "0"], "--clients"),
-        (["--what", "sigma2,wobble"], "parameter 'what'"),
-        (["--what", "eps2"], "parameter 'clients'"),
+        (["--what", "sigma2,wobble"], "parameter '--what'"),
+        (["--what", "eps2"], "parameter '--clients'"),
         (["--state", "/nonexistent.pt"], "parameter '--state'"),
         (["--input-shape", "65"], "parameter '--input-shape'"),
     ],

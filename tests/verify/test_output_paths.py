@@ -154,7 +154,7 @@ def test_measure_out_on_a_full_disk_keeps_the_constants(
     monkeypatch.setattr(outputs, "write_atomic", failing_under(tmp_path, outputs.write_atomic))
     rc = main([*MEASURE, "--what", "F", "--out", str(tmp_path / "c.json")])
     out, err = capsys.readouterr()
-    assert rc == 2
+    assert rc == 1  # EXIT_WRITE_FAILED: the work was done, its output not written (not bad input: 2)
     assert "F" in out  # the table is printed before the write
     (line,) = err.splitlines()
     assert line.startswith("sfltheory: error: parameter '--out': cannot write ")
@@ -173,7 +173,7 @@ def test_verify_out_on_a_full_disk_keeps_the_report(
     monkeypatch.setattr(report, "write_atomic", failing_under(out, report.write_atomic))
     rc = main([*VERIFY, "--out", str(out)])
     _, err = capsys.readouterr()
-    assert rc == 2
+    assert rc == 1  # EXIT_WRITE_FAILED
     (line,) = [x for x in err.splitlines() if x.startswith("sfltheory: error: ")]
     assert line.startswith("sfltheory: error: parameter '--out': cannot write ")
     fallback = saved_in(line)

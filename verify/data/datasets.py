@@ -150,6 +150,10 @@ def _from_tensors(X: Tensor, y: Tensor, name: str, note: str, shown: str) -> Dat
         raise ParameterError(
             DATA, f"{shown}: X and y need a sample dimension, got shapes {tuple(X.shape)} and {tuple(y.shape)}"
         )
+    if X.ndim < 2:  # (n,) is n scalars, which no model takes: a model's input is a row (features) per sample
+        raise ParameterError(
+            DATA, f"{shown}: X has shape {tuple(X.shape)}: expected one row per sample (2 or more dimensions)"
+        )
     if X.shape[0] != y.shape[0]:
         raise ParameterError(DATA, f"{shown}: X and y differ in length ({X.shape[0]} vs {y.shape[0]})")
     if X.shape[0] == 0:

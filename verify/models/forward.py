@@ -23,8 +23,8 @@ from torch import Tensor, nn
 
 from sfltheory.errors import ParameterError
 
-#: The spec fields these errors name (``verify.spec.FLAGS``: ``--model``, ``--input-shape``, ``--cut``).
-MODEL, INPUT_SHAPE, CUT = "problem.model", "problem.input_shape", "problem.cut"
+#: The spec fields these errors name (``verify.spec.FLAGS``: ``--model``, ``--input-shape``, ``--cut``, ``--data``).
+MODEL, INPUT_SHAPE, CUT, DATA = "problem.model", "problem.input_shape", "problem.cut", "problem.data"
 
 # Words of torch's shape-mismatch messages (linear, conv, pooling, view/reshape, unflatten, broadcasting,
 # recurrent layers, meta kernels): "mat1 and mat2 shapes cannot be multiplied", "expected input[1, 3, 8, 8] to
@@ -44,9 +44,14 @@ def is_shape_error(e: BaseException) -> bool:
     return isinstance(e, RuntimeError | ValueError | IndexError) and bool(_SHAPE_WORDS.search(str(e)))
 
 
-def forward_error(e: BaseException, shape: Sequence[int], label: str) -> ParameterError:
-    """The error to raise for a forward pass of ``label`` on one sample of ``shape`` that raised ``e``."""
+def forward_error(e: BaseException, shape: Sequence[int], label: str, *, shape_given: bool = True) -> ParameterError:
+    """The error to raise for a forward pass of ``label`` on one sample of ``shape`` that raised ``e``. A shape
+    mismatch names the input shape when the user gave it (``shape_given``), else the data the shape came from:
+    the user wrote no input shape to blame."""
     if is_shape_error(e):
+        if not shape_given:
+            return ParameterError(DATA, f"samples of shape {tuple(shape)} do not fit {label}: {first_line(e)}; give "
+                                  "--input-shape to reshape them")  # fmt: skip
         return ParameterError(INPUT_SHAPE, f"{tuple(shape)} does not fit {label}: {first_line(e)}")
     return ParameterError(
         MODEL,
@@ -64,10 +69,13 @@ def _device(model: nn.Module) -> torch.device:
     return first.device if first is not None else torch.device("cpu")
 
 
-def dry_forward(model: nn.Module, input_shape: Sequence[int], label: str | None = None) -> Any:
+def dry_forward(
+    model: nn.Module, input_shape: Sequence[int], label: str | None = None, *, shape_given: bool = True
+) -> Any:
     """The model's output on one sample of zeros of ``input_shape`` (no grad, eval mode, every module's training
     flag restored). A model holding an ``nn.Embedding`` that refuses float inputs is run on token ids 0. A
-    failure raises :func:`forward_error`'s one-line error."""
+    failure raises :func:`forward_error`'s one-line error (``shape_given``: the user gave ``input_shape``; else
+    it is the data's)."""
     shape = tuple(input_shape)
     name = label or type(model).__name__
     device = _device(model)
@@ -90,7 +98,7 @@ def dry_forward(model: nn.Module, input_shape: Sequence[int], label: str | None 
         for m, t in training.items():  # per module: model.train(t) would overwrite the children's flags
             m.training = t
     assert error is not None
-    raise forward_error(error, shape, name) from error
+    raise forward_error(error, shape, name, shape_given=shape_given) from error
 
 
 def _outputs(per_sample: tuple[int, ...]) -> str:
@@ -110,6 +118,7 @@ def check_outputs(
     classes: int | None,
     targets: Tensor | None = None,
     label: str | None = None,
+    shape_given: bool = True,
 ) -> tuple[int, ...]:
     """Run the model once on one sample (:func:`dry_forward`) and check its output against the targets; return
     the shape of one sample's output.
@@ -117,9 +126,10 @@ def check_outputs(
     With ``classes`` (integer labels 0..C-1) the model must give C outputs per sample, one per class: fewer
     would make the loss index past them, more would add classes no sample has. With float ``targets``
     (regression, or class probabilities) it must give as many numbers per sample as a target holds. Refusals
-    name ``problem.model``, with what the model gives and what the data needs.
+    name ``problem.model``, with what the model gives and what the data needs; ``shape_given``: the user gave
+    ``input_shape`` (a shape mismatch names it; else the data, :func:`forward_error`).
     """
-    out = dry_forward(model, input_shape, label)
+    out = dry_forward(model, input_shape, label, shape_given=shape_given)
     if not isinstance(out, Tensor):
         raise ParameterError(
             MODEL, f"returns a {type(out).__name__}, not one tensor of outputs per sample (a batch along dim 0)"
@@ -145,6 +155,7 @@ def check_outputs(
 
 __all__ = [
     "CUT",
+    "DATA",
     "INPUT_SHAPE",
     "MODEL",
     "check_outputs",

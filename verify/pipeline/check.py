@@ -27,6 +27,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -36,16 +37,18 @@ import numpy as np
 import sfltheory as st
 from sfltheory.atomic import write_atomic
 from sfltheory.constants import Constants
-from sfltheory.errors import ParameterError
+from sfltheory.errors import NumericRangeError, ParameterError
 from sfltheory.experiments import LHS_KINDS, Experiment, experiment, lhs_quantity
 from verify.pipeline.report import clean
 from verify.problems import ModelProblem, Problem, QuadraticProblem, build
 from verify.spec import CheckSpec, ModelSpec, ProblemSpec
 from verify.train import get, run
+from verify.train.loop import check_budget
 
-from .exact import exact_moments
+from .exact import exact_moments, round_seconds
 from .fromrun import verify_run
 from .records import Leg, Verification
+from .theoryparams import algorithm_params, model_theory_params, theory_params, user_notes, with_user_params
 from .trajectory import TrajectoryMeter, derive, measured_rounds
 from .verdicts import (
     CONFIDENCE,
@@ -96,42 +99,6 @@ def quadratic_description(q: QuadraticProblem) -> str:
 # --- runs ---------------------------------------------------------------------------------------------------------
 
 
-def algorithm_params(exp: Experiment, ev_params: dict[str, Any], step: float) -> dict[str, Any]:
-    """The algorithm's parameters: the experiment's shared ones and options, and each parameter the theorem's step
-    sets at the value the theorem itself derives for it (MU-SplitFed: eta_s = eta, eta_c = tau eta)."""
-    takes = {s.name for s in get(exp.algorithm).takes}
-    out = {**{k: v for k, v in exp.params.items() if k in takes}, **exp.algorithm_only}
-    for name in exp.step_to:
-        out[name] = float(np.asarray(ev_params[name])) if name in ev_params else step
-    return out
-
-
-def with_user_params(exp: Experiment, r: Any, user: Mapping[str, Any]) -> Experiment:
-    """``exp`` with the user's algorithm parameters: one the result names too (``K``, ``tau``, ``lam``) is a shared
-    parameter, used by the run and the bound alike (and no longer derived); the others are options of the run.
-    A parameter the theorem's step sets, or one the algorithm does not take, is refused."""
-    takes = {s.name for s in get(exp.algorithm).takes}
-    used = set(r.parameters())
-    for k in user:
-        if k in exp.step_to:
-            raise ParameterError(k, f"the theorem's step {r.step} sets {', '.join(exp.step_to)}: give {r.step}=VALUE")
-        if k not in takes:
-            raise ParameterError(k, f"not a parameter of {exp.algorithm} ({', '.join(sorted(takes))})")
-    shared = {k: v for k, v in user.items() if k in used or k in exp.params}
-    return dataclasses.replace(
-        exp,
-        params={**exp.params, **shared},
-        algorithm_only={**exp.algorithm_only, **{k: v for k, v in user.items() if k not in shared}},
-        derive={k: v for k, v in exp.derive.items() if k not in user},
-    )
-
-
-def user_notes(user: Mapping[str, Any], r: Any) -> list[str]:
-    """One note per algorithm parameter the user gave: where it is used."""
-    used = set(r.parameters())
-    return [f"{k} = {v}: given (the run{' and the bound' if k in used else ''})" for k, v in user.items()]
-
-
 def gradnorm2_runs(algorithm: str, problem: Problem, algo_params: Mapping[str, Any], T: int, *, seeds: int,
                    batch: int, exact: bool = False, observe: Any = None,
                    first_seed: int = 0, quantity: str = "gradnorm2") -> np.ndarray:  # fmt: skip
@@ -145,59 +112,17 @@ def gradnorm2_runs(algorithm: str, problem: Problem, algo_params: Mapping[str, A
         return moments.series(quantity)[None, :T]
     runs = []
     for s in range(first_seed, first_seed + seeds):
+        start = time.perf_counter()
         out = run(get(algorithm)(**algo_params), problem, T=T, batch=batch, seed=s, progress=False,
                   observe=observe if s == first_seed else None)  # fmt: skip
+        if s == first_seed and seeds > 1:  # each run checks its own T; the first times all of them
+            check_budget(seeds, time.perf_counter() - start, T=T, what=f"rounds x {seeds} seeds",
+                         took=f"seed {s}'s run")  # fmt: skip
         series = out.series(quantity)
         if len(series) < T:
             series = np.concatenate([series, np.full(T + 1 - len(series), np.inf)])
         runs.append(series[:T])
     return np.asarray(runs)
-
-
-# --- the bound's parameters ---------------------------------------------------------------------------------------
-
-
-def theory_params(exp: Experiment, r: Any, problem: QuadraticProblem, batch: int) -> tuple[dict[str, Any], list[str]]:
-    """The bound's parameters on a quadratic: its exact constants picked by the result's assumptions, the
-    experiment's shared parameters, M, equal aggregation weights and the dimensions; with one note per pick."""
-    measured, notes = problem.constants(batch=batch).params_for(r)
-    used = set(r.parameters())
-    params: dict[str, Any] = {**measured, **{k: v for k, v in exp.params.items() if k in used}}
-    if "M" in used:
-        params["M"] = problem.M
-    if "sum_alpha2" in used:
-        params["sum_alpha2"] = 1.0 / problem.M  # equal aggregation weights
-    n = problem.counts()
-    for name, value in {"d": n.d, "d_c": n.d_c, "d_s": n.d_s}.items():
-        if name in used and name not in params:
-            params[name] = float(value)
-    return params, notes
-
-
-def model_theory_params(exp: Experiment, r: Any, problem: Problem, constants: Constants, batch: int,
-                        given: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:  # fmt: skip
-    """The bound's parameters on a model: the measured constants picked by the result's assumptions, the
-    experiment's parameters, the problem's counts and the given constants (which replace a measured value, said
-    so). A constant the result needs that is neither measured nor given raises an error naming it."""
-    measured, notes = constants.params_for(r)
-    used = set(r.parameters())
-    params: dict[str, float] = {**measured, **{k: float(v) for k, v in exp.params.items() if k in used}}
-    n = problem.counts()
-    counts = {"M": n.M, "d_c": n.d_c, "d_s": n.d_s, "d": n.d, "batch": batch, "sum_alpha2": 1.0 / n.M,
-              "d_aux": n.d_aux}  # fmt: skip
-    for k, v in counts.items():
-        if k in used:
-            params[k] = float(v)
-    if "eps2" in used and n.M == 1 and "eps2" not in given:
-        params["eps2"] = 0.0
-        notes.append("eps2 = 0: one client, no heterogeneity")
-    for k, v in given.items():
-        if k not in used:
-            raise ParameterError(k, f"result '{r.id}' does not use it (it uses: {', '.join(sorted(used))})")
-        what = "replaces the measured value" if k in measured else "not measurable from a run"
-        params[k] = float(v)
-        notes.append(f"{k} = {v:g}: given ({what})")
-    return params, notes
 
 
 # --- on an exact quadratic ----------------------------------------------------------------------------------------
@@ -246,7 +171,7 @@ def choice_leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[
     """A corollary's own choice of the step depends on T: one run per T on a grid, each at the step the corollary
     sets for that T, its left-hand side at T against the bound at T (Monte Carlo: intervals simultaneous over the
     grid, Bonferroni)."""
-    grid = np.unique(np.geomspace(2, T, num=min(T - 1, 6)).round().astype(int)) if T > 2 else np.array([T])
+    grid = choice_grid(T)
     lhs_pts, lo_pts, hi_pts, bound_pts, steps, failing = [], [], [], [], [], set()
     assert r.step is not None
     for t in grid:
@@ -272,8 +197,58 @@ def choice_leg(exp: Experiment, r: Any, problem: QuadraticProblem, params: dict[
                            seeds=1 if exact else seeds)  # fmt: skip
 
 
-def check_on_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem) -> Verification:
-    """``spec`` on an exact quadratic (see the module docstring)."""
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class QuadraticSetting:
+    """A check on an exact quadratic, prepared: the user's names checked and folded in, the bound's parameters,
+    and the steps its legs run at, each with a finite bound at every T (checked before any run)."""
+
+    exp: Experiment
+    r: Any
+    quad: QuadraticProblem
+    params: dict[str, Any]
+    notes: list[str]
+    measured: dict[str, float]
+    exact: bool
+    batch: int
+    steps: tuple[tuple[str, float], ...]  # (mode, step) of each leg; empty for a corollary's own choice
+
+
+def choice_grid(T: int) -> np.ndarray:
+    """The values of T at which a corollary whose step depends on T runs (one run each)."""
+    return np.unique(np.geomspace(2, T, num=min(T - 1, 6)).round().astype(int)) if T > 2 else np.array([T])
+
+
+def finite_bound(spec: CheckSpec, r: Any, compute: Callable[[dict[str, Any]], Any], params: dict[str, Any],
+                 base: Mapping[str, Any]) -> Any:  # fmt: skip
+    """``compute(params)`` (a bound or a step at the check's constants); a bound outside the floating-point range
+    there is refused naming the user's value that puts it there (``base``: the bound's parameters before the
+    user's overrides), before any run: never an inf in a report."""
+    try:
+        return compute(params)
+    except NumericRangeError as e:
+        given = {**dict(spec.overrides), **({r.step: spec.step} if spec.step is not None else {})}
+        culprits = [k for k in given if not finite_at(compute, {**base, k: params.get(k, given[k])})]
+        name = ", ".join(culprits or list(given)) or spec.result
+        raise ParameterError(name, f"the bound of {spec.result} at these constants is not finite ({e})") from None
+
+
+def finite_at(compute: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> bool:
+    """Whether ``compute(params)`` stays in the floating-point range."""
+    try:
+        compute(params)
+    except NumericRangeError:
+        return False
+    return True
+
+
+def at_values(compute: Callable[..., Any], r: Any, extra: Mapping[str, Any]) -> Callable[[dict[str, Any]], Any]:
+    """``compute(r, params)`` with ``extra`` on top of the params (a step, T): for :func:`finite_bound`."""
+    return lambda p: compute(r, {**p, **extra})
+
+
+def prepare_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem) -> QuadraticSetting:
+    """Everything a check on an exact quadratic needs before its runs, checked: the user's parameters and
+    overrides, the steps of its legs, and a finite bound at every T at each (a ParameterError otherwise)."""
     r = st.get(spec.result)
     assert r.step is not None
     if spec.step is not None and exp.at_choice:
@@ -282,6 +257,7 @@ def check_on_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem)
     exp = with_user_params(exp, r, spec.params)
     batch = spec.batch_size(False)
     params, notes = theory_params(exp, r, quad, batch)
+    base = dict(params)
     notes += user_notes(spec.params, r)
     used = set(r.parameters())
     for k, v in spec.overrides.items():
@@ -291,26 +267,44 @@ def check_on_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem)
         params[k] = float(v)
         notes.append(f"{k} = {v:g}: given (overrides the exact value in the bound; the run is unchanged)")
     measured = {k: float(params[k]) for k in params if k not in exp.params}
-    exact = exact_applies(exp.algorithm, exp.sampled)
     T = spec.T
-    legs: tuple[Leg, ...]
+    steps: list[tuple[str, float]] = []
     if exp.at_choice:
-        legs = (choice_leg(exp, r, quad, params, T=T, seeds=spec.seeds or QUADRATIC_SEEDS, batch=batch,
-                           exact=exact),)  # fmt: skip
+        for t in choice_grid(T):  # the corollary's step and bound at each T it runs at
+            finite_bound(spec, r, at_values(st.evaluate, r, {"T": float(t)}), params, base)
     else:
-        admissible = float(np.asarray(st.max_step(spec.result, {**params, "T": T}).max_step))
+        admissible = float(np.asarray(finite_bound(spec, r, lambda p: st.max_step(spec.result, {**p, "T": T}),
+                                                   params, base).max_step))  # fmt: skip
         steps = [("admissible", admissible)]
         practical_step = PRACTICAL_STEP / float(params.get("L", 1.0))
         if spec.step is not None:  # the user's step always runs, in place of the practical one
             steps.append(("given", spec.step))
         elif spec.practical and practical_step > 1.01 * admissible:
             steps.append(("practical", practical_step))
+        Ts = np.arange(1, T + 1, dtype=float)
+        for _, at in steps:  # the bound at every T of each leg, as the leg evaluates it
+            finite_bound(spec, r, at_values(st.bound_value, r, {r.step: at, "T": Ts}), params, {**base, r.step: at})
+    exact = exact_applies(exp.algorithm, exp.sampled)
+    return QuadraticSetting(exp=exp, r=r, quad=quad, params=params, notes=notes, measured=measured, exact=exact,
+                            batch=batch, steps=tuple(steps))  # fmt: skip
+
+
+def check_on_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem,
+                       setting: QuadraticSetting | None = None) -> Verification:  # fmt: skip
+    """``spec`` on an exact quadratic (see the module docstring); ``setting``: :func:`prepare_quadratic`'s."""
+    s = setting or prepare_quadratic(spec, exp, quad)
+    exp, r, params, batch, exact, T = s.exp, s.r, s.params, s.batch, s.exact, spec.T
+    legs: tuple[Leg, ...]
+    if exp.at_choice:
+        legs = (choice_leg(exp, r, quad, params, T=T, seeds=spec.seeds or QUADRATIC_SEEDS, batch=batch,
+                           exact=exact),)  # fmt: skip
+    else:
         legs = tuple(quadratic_leg(exp, r, quad, params, mode, at, T=T, seeds=spec.seeds, batch=batch,
-                                   exact=exact) for mode, at in steps)  # fmt: skip
+                                   exact=exact) for mode, at in s.steps)  # fmt: skip
     method = "exact moments (mean and covariance propagated)" if exact else monte_carlo_method(legs)
     return Verification(
         result=spec.result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
-        constants=measured, constant_notes=notes, params={**params, **{k: v for k, v in spec.params.items()
+        constants=s.measured, constant_notes=s.notes, params={**params, **{k: v for k, v in spec.params.items()
         if k not in params}}, legs=legs, problem=quadratic_description(quad), confidence=None if exact else CONFIDENCE,
     )  # fmt: skip
 
@@ -470,20 +464,87 @@ def model_verification(spec: CheckSpec, s: ModelSetting, done: list[ModelLeg]) -
 # --- the one entry --------------------------------------------------------------------------------------------------
 
 
-def check(spec: CheckSpec, *, progress: Callable[[str], None] | None = None) -> Verification:
-    """Check ``spec.result`` on ``spec.problem`` (or its default problem): see the module docstring. With
-    ``spec.run``, against a run that already exists (:mod:`verify.pipeline.fromrun`)."""
-    if spec.run is not None:
-        return verify_run(spec)
-    exp = experiment(spec.result)
-    problem = problem_for(exp, spec.problem)
-    if isinstance(problem, QuadraticProblem):
-        return check_on_quadratic(spec, exp, problem)
-    assert isinstance(problem, ModelProblem)  # build() makes one of the two
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Prepared:
+    """A check ready to run: its spec, experiment and problem built, and every parameter checked
+    (:func:`prepare`); ``quadratic``: the setting of a check on an exact quadratic."""
+
+    spec: CheckSpec
+    exp: Experiment | None = None  # None: a check of a run read from disk (checked when its spec was parsed)
+    problem: Problem | None = None
+    quadratic: QuadraticSetting | None = None
+
+
+def check_size(spec: CheckSpec, exp: Experiment, problem: Problem, *, legs: int, seeds: int,
+               rounds: int | None = None) -> None:  # fmt: skip
+    """Refuse a check whose runs would take longer than the time budget (``--max-hours``), before any run: two
+    probe rounds of the algorithm on the problem time one, and ``legs`` x ``seeds`` runs of ``rounds`` (default
+    T) rounds at least are needed (the sequential rule may add seeds; the runs check again as they go). Exact
+    moments are not probed: their first round builds the round map the others mostly reuse, so it says little
+    of them (:func:`verify.pipeline.exact.exact_moments` times its second round instead)."""
+    takes = {p.name for p in get(exp.algorithm).takes}
+    algo = get(exp.algorithm)(**{**{k: v for k, v in exp.params.items() if k in takes}, **exp.algorithm_only})
+    start = time.perf_counter()
+    run(algo, problem, T=2, batch=spec.batch_size(isinstance(problem, ModelProblem)), progress=False)
+    per_round = (time.perf_counter() - start) / 2
+    what = "rounds" + (f" x {seeds} seeds" if seeds > 1 else "") + (f" x {legs} step sizes" if legs > 1 else "")
+    check_budget((rounds or spec.T) * seeds * legs, per_round, T=spec.T, what=what, took="a probe round")
+
+
+def prepare_model(spec: CheckSpec, exp: Experiment) -> Experiment:
+    """What a check on a model can check before its runs: a step chosen by the corollary, the user's
+    parameters and the names of the given constants (the measured ones come from the runs); the experiment with
+    the user's parameters."""
     if exp.at_choice:
         raise ParameterError(spec.result, "its step is a function of T (a corollary's choice): verify its parent "
                              "theorem on a model, or this result on an exact quadratic")  # fmt: skip
-    return check_on_model(spec, exp, problem, progress)
+    r = st.get(spec.result)
+    exp = with_user_params(exp, r, spec.params)
+    used = set(r.parameters())
+    for k in {**exp.given, **spec.overrides}:
+        if k not in used:
+            raise ParameterError(k, f"result '{r.id}' does not use it (it uses: {', '.join(sorted(used))})")
+    return exp
+
+
+def prepare(spec: CheckSpec) -> Prepared:
+    """``spec`` made ready to run, before any run: its experiment, its problem built (a model and its data
+    loaded: their errors come now), its parameters checked and, on an exact quadratic, the bound finite at every
+    leg. A bad input raises a ParameterError here, so that a job refuses it before its first check runs."""
+    if spec.run is not None:
+        return Prepared(spec=spec)
+    exp = experiment(spec.result)
+    problem = problem_for(exp, spec.problem)
+    if isinstance(problem, QuadraticProblem):
+        q = prepare_quadratic(spec, exp, problem)
+        grid = choice_grid(spec.T) if exp.at_choice else None
+        if not q.exact:
+            check_size(spec, q.exp, problem, legs=max(len(q.steps), 1), seeds=spec.seeds or QUADRATIC_SEEDS,
+                       rounds=None if grid is None else int(grid.sum()))  # fmt: skip
+        elif q.steps and spec.T > 2:  # exact: an estimate of the rounds after the first (their maps reused)
+            ev = st.evaluate(q.r, {**q.params, q.r.step: q.steps[0][1], "T": float(spec.T)})
+            algo = get(q.exp.algorithm)(**algorithm_params(q.exp, ev.params, q.steps[0][1]))
+            legs = "" if len(q.steps) == 1 else f" x {len(q.steps)} step sizes"
+            check_budget(spec.T * len(q.steps), round_seconds(algo, problem, batch=q.batch), T=spec.T,
+                         what=f"rounds{legs}", took="an exact round")  # fmt: skip
+        return Prepared(spec=spec, exp=exp, problem=problem, quadratic=q)
+    assert isinstance(problem, ModelProblem)  # build() makes one of the two
+    check_size(spec, prepare_model(spec, exp), problem, legs=1, seeds=spec.seeds or MODEL_SEEDS)
+    return Prepared(spec=spec, exp=exp, problem=problem)
+
+
+def check(spec: CheckSpec, *, progress: Callable[[str], None] | None = None,
+          prepared: Prepared | None = None) -> Verification:  # fmt: skip
+    """Check ``spec.result`` on ``spec.problem`` (or its default problem): see the module docstring. With
+    ``spec.run``, against a run that already exists (:mod:`verify.pipeline.fromrun`). ``prepared``: the spec's
+    :func:`prepare` (made here when not given)."""
+    p = prepared if prepared is not None else prepare(spec)
+    if p.exp is None:
+        return verify_run(spec)
+    if isinstance(p.problem, QuadraticProblem):
+        return check_on_quadratic(spec, p.exp, p.problem, p.quadratic)
+    assert isinstance(p.problem, ModelProblem)
+    return check_on_model(spec, p.exp, p.problem, progress)
 
 
 def cached_check(spec: CheckSpec, cache: str | Path | None, **kw: Any) -> Verification:
@@ -515,19 +576,21 @@ __all__ = [
     "PRACTICAL_STEP",
     "QUADRATIC_SEEDS",
     "QUADRATIC_SEEDS_CAP",
-    "algorithm_params",
+    "Prepared",
+    "QuadraticSetting",
     "cached_check",
     "check",
     "check_on_model",
     "check_on_quadratic",
+    "check_size",
+    "choice_grid",
     "default_problem",
     "gradnorm2_runs",
-    "model_theory_params",
     "monte_carlo_method",
+    "prepare",
+    "prepare_model",
+    "prepare_quadratic",
     "problem_for",
     "quadratic_description",
     "seed_stages",
-    "theory_params",
-    "user_notes",
-    "with_user_params",
 ]

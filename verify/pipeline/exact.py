@@ -26,6 +26,7 @@ Requirements, checked: the algorithm draws no discrete randomness in a round (cl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ from sfltheory.errors import ParameterError
 from verify.ops.batch import Batch
 from verify.problems import QuadraticProblem
 from verify.train.base import Context, Counters, SplitAlgorithm
+from verify.train.loop import check_budget
 
 # --- flattening an algorithm state (nested dicts and lists of tensors) -----------------------------------------
 
@@ -180,16 +182,17 @@ class Moments:
         return np.minimum.accumulate(self.gradnorm2)
 
 
-def exact_moments(
-    algorithm: SplitAlgorithm, problem: QuadraticProblem, *, T: int, batch: int = 1, seed: int = 0, probes: int = 2
-) -> Moments:
-    """Exact moments of ``algorithm`` on ``problem`` over T rounds (see the module docstring)."""
-    if not isinstance(problem, QuadraticProblem):
-        raise ParameterError("problem", "exact moments need a QuadraticProblem (Gaussian noise, linear gradients)")
+Step = Callable[..., np.ndarray]  # step(t, flat state, noise source, ctx_seed=seed) -> the flat state after round t
+
+
+def _stepper(
+    algorithm: SplitAlgorithm, problem: QuadraticProblem, *, batch: int, seed: int
+) -> tuple[Any, StateLayout, Step]:
+    """The algorithm's initial state, its flat layout, and one round as a function of a flat state and a noise
+    source (what the round maps are built from)."""
     probe = _Injected(problem)
     state0 = algorithm.init_state(probe, probe.init())
     layout = StateLayout.of(state0)
-    D = layout.size
 
     def step(t: int, s: np.ndarray, source: Callable[[int], Tensor], ctx_seed: int = seed) -> np.ndarray:
         probe.source = source
@@ -197,6 +200,34 @@ def exact_moments(
         ctx = Context(problem=probe, t=t, seed=ctx_seed, batch_size=batch, batched=False, counters=Counters())
         algorithm.round(t, state, ctx)
         return layout.flat(state)
+
+    return state0, layout, step
+
+
+def round_seconds(algorithm: SplitAlgorithm, problem: QuadraticProblem, *, batch: int = 1, probes: int = 2) -> float:
+    """The time of one exact round once its map is known, before any is built: the 2 + ``probes`` rounds of the
+    algorithm that identify the round's map (:func:`exact_moments` runs them every round) and the covariance
+    update ``A C A^T`` on a state of this size. A check refuses a T whose rounds would exceed the time budget
+    with this (the first rounds, which build maps, say little of the rest)."""
+    state0, layout, step = _stepper(algorithm, problem, batch=batch, seed=0)
+    D = layout.size
+    s = layout.flat(state0)
+    A = np.eye(D)
+    start = time.perf_counter()
+    for _ in range(2 + probes):
+        step(0, s, _Counter(problem.d))
+    _ = A @ np.eye(D) @ A.T
+    return time.perf_counter() - start
+
+
+def exact_moments(
+    algorithm: SplitAlgorithm, problem: QuadraticProblem, *, T: int, batch: int = 1, seed: int = 0, probes: int = 2
+) -> Moments:
+    """Exact moments of ``algorithm`` on ``problem`` over T rounds (see the module docstring)."""
+    if not isinstance(problem, QuadraticProblem):
+        raise ParameterError("problem", "exact moments need a QuadraticProblem (Gaussian noise, linear gradients)")
+    state0, layout, step = _stepper(algorithm, problem, batch=batch, seed=seed)
+    D = layout.size
 
     rng = np.random.default_rng(0)
     points = [rng.standard_normal(D) for _ in range(probes)]
@@ -250,9 +281,12 @@ def exact_moments(
 
     record()
     for t in range(T):
+        start = time.perf_counter()
         m = map_for(t)
         mu = m.A @ mu + m.c
         cov = m.A @ cov @ m.A.T + s2 * (m.N @ m.N.T)
         record()
+        if t == 1 and T > 2:  # round 2 times the rest (round 1 builds the map the later rounds mostly reuse)
+            check_budget(T, time.perf_counter() - start, T=T, took="round 2")
     mp, npart = np.asarray(mean_part), np.asarray(noise_part)
     return Moments(mp + npart, mp, npart, len(cache), np.asarray(server_part))

@@ -24,6 +24,7 @@ from verify.runs import RunLog, read_run, run_constants, run_theory
 from verify.spec import CheckSpec
 
 from .records import Leg, Verification
+from .report.document import tightness_text
 from .verdicts import leg_from_series
 
 SINGLE_RUN = ("a single run read from disk: no Monte-Carlo band (the theorem bounds an expectation; the measured "
@@ -70,7 +71,8 @@ def answer(v: Verification) -> str:
         said = (f"violated at T = {leg.first_violation} (measured {leg.lhs[i]:.4g} > bound {leg.bound[i]:.4g}; a "
                 "single run, no Monte-Carlo band)")  # fmt: skip
     else:
-        said = f"holds at every T = 1..{n} (bound/measured {leg.tightness:.3g} at T = {n}; a single run)"
+        ratio = tightness_text(leg.tightness, leg.bound[-1], leg.lhs[-1])
+        said = f"holds at every T = 1..{n} (bound/measured {ratio} at T = {n}; a single run)"
     if not leg.applies:
         return (f"{v.result}: hypotheses fail ({', '.join(leg.failing)}): the theorem does not cover this run "
                 f"(its bound {said.replace('holds', 'would hold').replace('violated', 'is exceeded')})")  # fmt: skip

@@ -1,9 +1,12 @@
 """A verify job: several checks, the worst cases and the trend checks asked for, one report.
 
-``sfltheory verify`` parses its flags into a :class:`Job` (every spec checked before any work) and runs it here:
-each :class:`verify.spec.CheckSpec` through :func:`verify.pipeline.check.cached_check` (one result's failure
-loses nothing else: the others go on, each saved as it ends), the worst-case search over quadratics for the
-first-order results, the trend checks, and one report written from all of them.
+``sfltheory verify`` parses its flags into a :class:`Job` (every spec checked before any work) and runs it here in
+two phases. First every check is prepared (:func:`verify.pipeline.check.prepare`: its problem built, a model and
+its data loaded, its parameters checked, the bound finite): a bad input of any of them raises its ParameterError
+before the first check runs (the command line exits 2 with one line). Then each runs through
+:func:`verify.pipeline.check.cached_check` (a failure at run time loses nothing else: the others go on, each
+saved as it ends), the worst-case search over quadratics for the first-order results, the trend checks, and one
+report written from all of them.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from sfltheory.errors import SflTheoryError
 from sfltheory.experiments import experiment
 from sfltheory.outputs import keep
 from verify.spec import CheckSpec, TrendSpec
+from verify.train.loop import TooLong
 
 from . import report
-from .check import cached_check
+from .check import cached_check, prepare
 from .records import Verification
+from .report.document import number_text, tightness_text
 from .trends import CHECKS
 from .trends.record import TrendCheck
 from .verdicts import exact_applies
@@ -54,10 +59,13 @@ def run_job(job: Job, *, say: Callable[[str], None] = lambda s: None) -> Outcome
     done: list[Verification] = []
     failed: list[str] = []
     cache = Path(job.out) / "cache" if job.out else None  # re-rendering a report does not recompute it
-    for spec in job.checks:
+    ready = [prepare(spec) for spec in job.checks]  # every check's bad input refused before the first runs
+    for spec, p in zip(job.checks, ready, strict=True):
         say(f"verifying {spec.result} ...")
         try:
-            done.append(cached_check(spec, cache))
+            done.append(cached_check(spec, cache, prepared=p))
+        except TooLong:  # too large to run at all: bad input, refused in one line (exit 2), not a failed check
+            raise
         except SflTheoryError as e:
             failed.append(f"{spec.result}: {e}")
             say(f"sfltheory: {spec.result}: {e}")
@@ -87,4 +95,24 @@ def run_job(job: Job, *, say: Callable[[str], None] = lambda s: None) -> Outcome
                    written=tuple(Path(p) for p in written))  # fmt: skip
 
 
-__all__ = ["Job", "Outcome", "run_job"]
+def outcome_text(o: Outcome) -> str:
+    """A verify job's outcome in lines: one per leg, worst case and trend check."""
+    lines = []
+    for v in o.done:
+        for leg in v.legs:
+            hyp = "hypotheses hold" if leg.applies else f"{len(leg.failing)} hypotheses fail"
+            decay = (f"decay {number_text(leg.slope_lhs, '5.2f', 'too few points')} vs "
+                     f"{number_text(leg.slope_bound, '5.2f', 'too few points')}")  # fmt: skip
+            ratio = tightness_text(leg.tightness, leg.bound[-1], leg.lhs[-1])
+            lines.append(f"{v.result:28s} {leg.mode:10s} step {leg.step:<10.4g} {hyp:22s} {leg.verdict:12s} "
+                         f"bound/measured {ratio:>8s}  {decay}")  # fmt: skip
+    for w in o.worst:
+        what = "COUNTEREXAMPLE" if w.counterexample else "no counterexample"
+        ratio = number_text(w.ratio, why="bound 0 or not finite")
+        lines.append(f"{w.result:28s} worst case over {w.tried} quadratics: measured/bound {ratio} at T = "
+                     f"{w.T} (step {w.step:.3g}): {what}")  # fmt: skip
+    lines += [c.line() for c in o.trends]
+    return "\n".join(lines)
+
+
+__all__ = ["Job", "Outcome", "outcome_text", "run_job"]

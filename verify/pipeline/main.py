@@ -217,7 +217,7 @@ def run_pipeline(
     """Plan, check, train, verify (``results``, default every one with an experiment); returns the files written.
     ``progress``: the job's stages (``plan``, ``train``, ``verify``, ``report``), announced as they start."""
     from verify.pipeline import report  # torch, as above
-    from verify.pipeline.check import cached_check
+    from verify.pipeline.check import cached_check, prepare
     from verify.spec import CheckSpec
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -230,11 +230,15 @@ def run_pipeline(
     ids = list(EXPERIMENTS) if results is None else list(results)
     done = []
     with _stage(progress, "verify"):
+        specs = []
         for rid in ids:  # exact quadratics at mini-batch 4; the results that need a model on the default MLP
             on_model = EXPERIMENTS[rid].problem == "model" if rid in EXPERIMENTS else False
-            spec = CheckSpec(result=rid, T=verify_T, seeds=min(seeds, MODEL_SEEDS) if on_model else seeds,
-                             batch=32 if on_model else 4)  # fmt: skip
-            done.append(cached_check(spec, vdir / "cache"))
+            specs.append(CheckSpec(result=rid, T=verify_T, seeds=min(seeds, MODEL_SEEDS) if on_model else seeds,
+                                   batch=32 if on_model else 4))  # fmt: skip
+        ready = [prepare(spec) for spec in specs]  # every check's input checked before the first runs
+        for spec, p in zip(specs, ready, strict=True):
+            rid = spec.result
+            done.append(cached_check(spec, vdir / "cache", prepared=p))
             if progress is not None:
                 print(f"    {rid}: {done[-1].verdict} ({done[-1].method})", flush=True)
     with _stage(progress, "report"):

@@ -20,8 +20,9 @@ from verify.constants.measure import group_of_key, measure
 from verify.constants.track import track
 from verify.data import load
 from verify.measurespec import MeasureSpec
-from verify.models import model_cuts, resolve_cut
+from verify.models import load_state, model_cuts, resolve_cut
 from verify.problems.build import loss_for, model_for
+from verify.spec import named_by
 from verify.split import Split
 
 
@@ -61,15 +62,34 @@ def token_ids(model: nn.Module, ds: Any) -> Any:
     return type(ds)(ds.X.long(), ds.y, ds.name, ds.input_shape, ds.classes, note)
 
 
+# The arguments of verify.constants.measure / track that a MeasureSpec field gives, by the name their errors use
+# (``probes``): renamed to the field (``measure.probes``), which the command line shows as its flag (``--probes``).
+# ``form`` is the zeroth-order estimator's name for zo_form, ``out`` track's for run_dir, ``split`` the cut's.
+ARGUMENT_FIELDS: dict[str, str] = {
+    **{k: f"measure.{k}" for k in ("model", "data", "input_shape", "what", "clients", "partition", "batch", "probes",
+                                   "tol", "fstar", "lam", "P", "zo_form", "steps", "every", "lr", "train_batch",
+                                   "device", "chunk", "seed")},
+    "form": "measure.zo_form", "out": "measure.run_dir", "split": "measure.cut",
+}  # fmt: skip
+
+
+def field_of(name: str) -> str:
+    """The :class:`MeasureSpec` field an argument of the measurement library is given by (``probes`` ->
+    ``measure.probes``), or ``name`` itself."""
+    return ARGUMENT_FIELDS.get(name, name)
+
+
 def measure_spec(a: MeasureSpec, *, progress: bool = True) -> Constants | CutConstants:
-    """Measure ``a``; its ``threads`` hold for the measurement only. With ``cuts``, one record per cut."""
+    """Measure ``a``; its ``threads`` hold for the measurement only. With ``cuts``, one record per cut. An error
+    names the spec field that gave the value (:func:`field_of`), as every error of a spec does."""
     was = torch.get_num_threads()
     if a.threads:
         torch.set_num_threads(a.threads)
     try:
-        if a.cuts is not None:
-            return at_each_cut(a, progress)
-        return measured(a, progress)
+        with named_by(field_of):
+            if a.cuts is not None:
+                return at_each_cut(a, progress)
+            return measured(a, progress)
     finally:
         torch.set_num_threads(was)
 
@@ -101,17 +121,12 @@ def model_and_data(a: MeasureSpec) -> tuple[nn.Module, Any]:
             raise ParameterError("measure.input_shape", f"{shape} does not hold a sample of shape {ds.input_shape}")
         ds = type(ds)(ds.X.reshape(len(ds), *shape), ds.y, ds.name, shape, ds.classes, ds.note)
     torch.manual_seed(a.seed)  # a registered model's initialisation, so that a rerun measures the same point
-    model = model_for(a.model, shape, ds.classes)
+    # targets: the width of float (regression) targets checked as train checks it; a shape mismatch names
+    # --input-shape only when the user gave one (else the data)
+    model = model_for(a.model, shape, ds.classes, targets=ds.y, shape_given=a.input_shape is not None)
     ds = token_ids(model, ds)
     if a.state:
-        try:
-            state = torch.load(a.state, map_location="cpu", weights_only=True)
-        except FileNotFoundError:
-            raise ParameterError("measure.state", f"no such file: {a.state}") from None
-        try:
-            model.load_state_dict(state.get("model", state) if isinstance(state, dict) else state)
-        except RuntimeError as e:
-            raise ParameterError("measure.state", f"does not fit the model: {str(e).splitlines()[0]}") from None
+        load_state(model, a.state)  # every failure one line naming measure.state (--state)
     if a.float64:
         model = model.double()
     return model, ds

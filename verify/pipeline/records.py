@@ -25,7 +25,7 @@ class Leg:
     bound: np.ndarray
     verdict: str  # "holds", "violated", "inconclusive", "void" (the bound is negative or not finite)
     first_violation: int | None
-    tightness: float  # bound / lhs at T_max
+    tightness: float  # bound / lhs at T_max; NaN where not a finite ratio (JSON null; reports print n/a)
     slope_lhs: float  # d log lhs / d log T over the last three quarters of T
     slope_bound: float
     # the Monte-Carlo interval, simultaneous over T at ``confidence`` (None: exact); seeds behind the mean
@@ -68,7 +68,7 @@ class Leg:
             T=np.asarray(d["T"], dtype=int), lhs=arr(d["measured"]),
             lhs_se=None if d["measured_se"] is None else arr(d["measured_se"]), bound=arr(d["predicted"]),
             verdict=d["verdict"], first_violation=d["first_violation_T"],
-            tightness=np.inf if d["tightness_at_T"] is None else d["tightness_at_T"],
+            tightness=np.nan if d["tightness_at_T"] is None else d["tightness_at_T"],
             slope_lhs=np.nan if d["decay_exponent_measured"] is None else d["decay_exponent_measured"],
             slope_bound=np.nan if d["decay_exponent_predicted"] is None else d["decay_exponent_predicted"],
             lhs_lo=None if d.get("measured_lo") is None else low(d["measured_lo"]),

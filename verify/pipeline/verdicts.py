@@ -18,6 +18,7 @@ confidence), else ``inconclusive``; ``void`` when the bound is negative or not f
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -118,6 +119,19 @@ def lhs_interval(kind: str, g: np.ndarray, step: float, *, confidence: float = C
     return mean, lo, hi
 
 
+def tightness(bound: float, lhs: float) -> float:
+    """bound / measured at the last T, or NaN where that is no finite positive ratio: a bound not finite or
+    negative, a measured side of 0 or not finite (a diverged run), or a quotient past the floating-point range
+    (checked on logarithms first: no overflow, no NumPy warning). Reports print NaN as ``n/a`` with the reason,
+    JSON as null (:func:`verify.pipeline.report.document.tightness_text`)."""
+    b, m = float(bound), float(lhs)
+    if not (math.isfinite(b) and math.isfinite(m)) or b < 0 or m <= 0:
+        return math.nan
+    if b > 0 and math.log(b) - math.log(m) >= math.log(sys.float_info.max):
+        return math.nan
+    return b / m
+
+
 def failing_hypotheses(ev: Any) -> set[str]:
     """The statement hypotheses an evaluation finds failing (proof-only conditions are not the claim)."""
     return {h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds))}
@@ -143,7 +157,7 @@ def leg_from_series(r: Any, exp: Experiment, mode: str, step: float, g: np.ndarr
     v, first = verdict(Ts, lhs, bound, lo, hi)
     return Leg(mode=mode, step=step, applies=not failing, failing=failing, T=Ts, lhs=lhs,
                lhs_se=None if exact else se, bound=bound, verdict=v, first_violation=first,
-               tightness=float(bound[-1] / lhs[-1]) if lhs[-1] > 0 else math.inf, slope_lhs=slope(Ts, lhs),
+               tightness=tightness(bound[-1], lhs[-1]), slope_lhs=slope(Ts, lhs),
                slope_bound=slope(Ts, bound), lhs_lo=lo, lhs_hi=hi, confidence=None if exact else confidence,
                seeds=g.shape[0])  # fmt: skip
 
@@ -156,7 +170,7 @@ def leg_from_points(mode: str, grid: np.ndarray, lhs: np.ndarray, lo: np.ndarray
     v, first = verdict(grid, lhs, bound, lo, hi)
     return Leg(mode=mode, step=step, applies=not failing, failing=tuple(sorted(failing)), T=grid, lhs=lhs,
                lhs_se=None, bound=bound, verdict=v, first_violation=first,
-               tightness=float(bound[-1] / lhs[-1]) if lhs[-1] > 0 else math.inf,
+               tightness=tightness(bound[-1], lhs[-1]),
                slope_lhs=slope(grid, lhs), slope_bound=slope(grid, bound), lhs_lo=lo, lhs_hi=hi,
                confidence=confidence, seeds=seeds)  # fmt: skip
 
@@ -172,5 +186,6 @@ __all__ = [
     "per_seed",
     "slope",
     "t_quantile",
+    "tightness",
     "verdict",
 ]

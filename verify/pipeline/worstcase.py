@@ -26,8 +26,8 @@ from sfltheory.experiments import experiment, lhs_quantity
 from verify.problems import QuadraticProblem
 from verify.train import get
 
-from .check import theory_params
 from .exact import exact_moments
+from .theoryparams import theory_params
 from .verdicts import exact_applies, lhs_series
 
 

@@ -71,14 +71,20 @@ def quadratic_from_targets(
 
 
 def model_for(
-    spec: str, input_shape: tuple[int, ...], classes: int | None, *, targets: torch.Tensor | None = None
+    spec: str,
+    input_shape: tuple[int, ...],
+    classes: int | None,
+    *,
+    targets: torch.Tensor | None = None,
+    shape_given: bool = True,
 ) -> nn.Module:
     """A registered model sized for the data (channels, side, input features, classes -- where its factory takes
     them), or ``package.module:factory``, checked to take one sample of ``input_shape`` and to give what the
     targets need (:func:`verify.models.check_outputs`: ``classes`` outputs for integer labels, the width of
-    float ``targets``) before any work. Errors name ``problem.model`` or ``problem.input_shape``."""
+    float ``targets``) before any work. Errors name ``problem.model`` or ``problem.input_shape`` (``problem.data``
+    for a shape mismatch when ``input_shape`` is the data's own, not ``shape_given`` by the user)."""
     net = _sized(spec, input_shape, classes)
-    check_outputs(net, input_shape, classes=classes, targets=targets, label=spec)
+    check_outputs(net, input_shape, classes=classes, targets=targets, label=spec, shape_given=shape_given)
     return net
 
 
@@ -152,7 +158,9 @@ def model_problem(
     torch.manual_seed(seed)  # the model's initialisation
     net = _sized(model, shape, train.classes) if isinstance(model, str) else model
     label = model if isinstance(model, str) else None
-    out = check_outputs(net, shape, classes=train.classes, targets=train.y, label=label)  # before any work
+    # before any work; a shape mismatch names --input-shape only when the user gave one
+    out = check_outputs(net, shape, classes=train.classes, targets=train.y, label=label,
+                        shape_given=input_shape is not None)  # fmt: skip
     y, yt = train.y, test.y
     if y.is_floating_point() and tuple(y.shape[1:]) != out:
         # float targets of the output's size in another shape ((n,) for outputs (n, 1)): in the output's shape,

@@ -10,6 +10,7 @@ a scalar's step is the round t.
 from __future__ import annotations
 
 import importlib.util
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -106,15 +107,22 @@ def write_tensorboard(records: Iterable[Any], out: str | Path) -> Path:
         from torch.utils.tensorboard import SummaryWriter
     except ImportError:
         raise missing_extra(f"--tensorboard {out}") from None
-    w = SummaryWriter(log_dir=str(out))
+    hook = threading.excepthook
+    # the writer's background thread prints its own traceback when the disk fills; the same OSError reaches this
+    # thread at close() (and the caller keeps the scalars in a fallback), so that thread's copy is not shown
+    threading.excepthook = lambda a: None if issubclass(a.exc_type, OSError) else hook(a)
     try:
-        for r in records:
-            for name in WRITTEN:
-                v = getattr(r, name, None)
-                if v is not None:
-                    w.add_scalar(name, float(v), global_step=int(r.t))
+        w = SummaryWriter(log_dir=str(out))
+        try:
+            for r in records:
+                for name in WRITTEN:
+                    v = getattr(r, name, None)
+                    if v is not None:
+                        w.add_scalar(name, float(v), global_step=int(r.t))
+        finally:
+            w.close()
     finally:
-        w.close()
+        threading.excepthook = hook
     return Path(out)
 
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from .algorithms import ALGORITHMS, get
+from .algorithms import ALGORITHMS, get, word_params
 from .base import Context, ParamSpec, RoundRecord, SplitAlgorithm
 from .loop import Run, run
 
@@ -19,4 +19,5 @@ __all__ = [
     "SplitAlgorithm",
     "get",
     "run",
+    "word_params",
 ]

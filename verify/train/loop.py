@@ -15,22 +15,26 @@ place: a ``T`` below what the directory holds is refused, or (``truncate``) the 
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import hashlib
 import json
 import math
 import os
+import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import torch
 
 from sfltheory.atomic import atomic_path, write_atomic
 from sfltheory.errors import ParameterError
+from sfltheory.outputs import keep
 from sfltheory.plan.timemodel import TimeModel
 from verify.ops import tree
 from verify.ops.tree import Params
@@ -41,6 +45,44 @@ from .base import RECORD_FIELDS, Context, Counters, RoundRecord, SplitAlgorithm
 
 RUN_FORMAT = "sfltheory.run/1"
 DIVERGED = 1e150  # a squared gradient norm past this is overflow on its way (float32 overflows at 3.4e38)
+MAX_HOURS = 24.0  # a run (or a check's runs) estimated to take longer is stopped after its first round
+BUDGET: contextvars.ContextVar[float] = contextvars.ContextVar("budget_seconds", default=MAX_HOURS * 3600)
+
+
+class TooLong(ParameterError):
+    """A run whose first round says it would take longer than the time budget (:func:`time_budget`): refused
+    after that round, before the second, with nothing written; a job stops at it (it is bad input, not a
+    failure of the check)."""
+
+
+@contextmanager
+def time_budget(hours: float) -> Iterator[None]:
+    """Runs inside take at most about ``hours`` each (``--max-hours``; default :data:`MAX_HOURS`)."""
+    token = BUDGET.set(hours * 3600)
+    try:
+        yield
+    finally:
+        BUDGET.reset(token)
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` in words: 40 seconds, 12 minutes, 5.2 hours, 31 days, 4.1 years."""
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.2g} {unit}" if seconds < 10 * size else f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.2g} seconds"
+
+
+def check_budget(rounds: int, per_round: float, *, name: str = "T", T: int | None = None, what: str = "rounds",
+                 took: str = "round 1") -> None:  # fmt: skip
+    """Refuse ``rounds`` more rounds of ``per_round`` seconds each (as ``took`` measured) when they would take
+    longer than the time budget: :class:`TooLong` naming ``name`` (the size that sets the count)."""
+    seconds = rounds * per_round
+    if seconds > BUDGET.get():
+        hours = BUDGET.get() / 3600
+        count = T if T is not None else rounds
+        raise TooLong(name, f"{name} = {count} {what} would take about {duration(seconds)} ({took} took "
+                      f"{per_round:.2g} s; the limit is {hours:g} h): raise --max-hours or lower {name}")  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -240,9 +282,10 @@ def run(
         if observe is not None:
             observe(0, pc, ps)
     t0 = len(recorder.records) - 1
+    last_ckpt: int | None = t0 if ckpt is not None and ckpt.exists() else None  # the round the checkpoint holds
 
     status, message = "complete", ""
-    bar = _progress(progress, T, t0, f"{algorithm.name}")
+    bar = None  # shown from round 2: a run refused after round 1 (check_budget) prints nothing but its one line
     try:
         for t in range(t0, T):
             ctx = Context(
@@ -255,7 +298,8 @@ def run(
             )
             start = time.perf_counter()
             metrics = algorithm.round(t, state, ctx)
-            wall += time.perf_counter() - start
+            took = time.perf_counter() - start
+            wall += took
             sim += round_time
             pc, ps = algorithm.global_params(state)
             finite = tree.all_finite(pc) and tree.all_finite(ps)
@@ -272,20 +316,67 @@ def run(
                 break
             if observe is not None:
                 observe(t + 1, pc, ps)
+            if t == t0 and T - t0 > 1:  # the first round of this call, timed with its record: the rest, estimated
+                check_budget(T - t0, time.perf_counter() - start, T=T, took=f"round {t0 + 1}")
+            if t == t0:
+                bar = _progress(progress, T, t0, f"{algorithm.name}")
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix_str(f"|grad f|^2={rec.gradnorm2:.3g} loss={rec.loss:.3g}", refresh=False)
             if ckpt is not None and ((t + 1) % checkpoint_every == 0 or t + 1 == T):
-                _save_checkpoint(ckpt, key, state, recorder.records, counters, sim, wall, "running", "")
+                try:
+                    _save_checkpoint(ckpt, key, state, recorder.records, counters, sim, wall, "running", "")
+                except (OSError, RuntimeError) as e:  # a full disk: torch.save raises RuntimeError
+                    kept(
+                        ckpt.parent, e, Run(config=config, records=tuple(recorder.records), status="running"), last_ckpt
+                    )
+                last_ckpt = t + 1
     finally:
         if bar is not None:
             bar.close()
     result = Run(config=config, records=tuple(recorder.records), status=status, message=message,
                  out=None if outdir is None else str(outdir))  # fmt: skip
     if outdir is not None:
-        _save_checkpoint(ckpt, key, state, recorder.records, counters, sim, wall, status, message)  # type: ignore[arg-type]
-        result.to_json(outdir / "run.json")
+        assert ckpt is not None
+        try:
+            _save_checkpoint(ckpt, key, state, recorder.records, counters, sim, wall, status, message)
+            result.to_json(outdir / "run.json")
+        except (OSError, RuntimeError) as e:
+            kept(outdir, e, result, last_ckpt)
     return result
+
+
+def write_reason(e: BaseException, where: Path) -> str:
+    """Why a write failed, in words: the OS's reason, or for torch.save's RuntimeError the full disk it means
+    when ``where`` has no room left (its message, "unexpected pos ...", says nothing to a user)."""
+    if isinstance(e, OSError):
+        return e.strerror or str(e)
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        free = None
+    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return "No space left on device" if free is not None and free < 1 << 20 else f"torch.save failed ({first})"
+
+
+def kept(outdir: Path, e: BaseException, partial: Run, saved: int | None) -> NoReturn:
+    """Stop a run whose checkpoint or run.json could not be written (``e``): its records so far are written to a
+    fallback folder (:func:`sfltheory.outputs.keep`) and the one-line error names ``--out``, the reason, the round
+    reached, the last checkpoint (written atomically: intact) and the fallback. Raises WriteFailed."""
+    t = len(partial.records) - 1
+    last = f"the checkpoint there holds t = {saved}, intact" if saved is not None else "no checkpoint was written"
+    how = "stopped" if partial.status == "running" else f"ended ({partial.status})"
+    reason = f"{write_reason(e, outdir)} (the run {how} at t = {t}; {last})"
+
+    def write(q: Path) -> Path:
+        if q == outdir:  # the destination that just failed: its reason is the one to report
+            raise OSError(reason)
+        r = dataclasses.replace(partial, message=f"{outdir} could not be written: {reason}")
+        r.to_json(q / "run.json")
+        return q
+
+    keep("--out", outdir, write, folder=True)
+    raise AssertionError("unreachable: keep raises WriteFailed when the first write fails")
 
 
 def truncated_dir(out: str | Path, T: int) -> Path:

@@ -158,7 +158,7 @@ def test_eta_l_branch_both_sides(rid: str, params: dict, name: str, bound: float
     if binds:
         assert sc.binding == name and sc.max_step == pytest.approx(bound)
     if "eta_l" in chosen(st.get(P + rid)):  # the edition sets eta_l itself: a given one is refused (issue 24)
-        with pytest.raises(st.ParameterError, match="sets eta_l = .* itself"):
+        with pytest.raises(st.ParameterError, match=r"sets eta_l = .* itself"):
             st.evaluate(P + rid, **base, eta_l=bound)
         return
     below = st.evaluate(P + rid, **base, eta_l=bound * (1 - 1e-9))

@@ -9,6 +9,7 @@ the JSON writer; ``image`` is the figure embedded in the HTML page, set once the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -37,6 +38,13 @@ class LegRow:
     slope_predicted: float
     confidence: float | None = None  # of a Monte-Carlo verdict (simultaneous over T); None: exact
     seeds: int = 1
+    bound_T: float | None = None  # the bound and the measured left-hand side at the last T (why a ratio is n/a)
+    measured_T: float | None = None
+
+    @property
+    def ratio(self) -> str:
+        """bound / measured at the last T as the report prints it (n/a with the reason where not finite)."""
+        return tightness_text(self.tightness, self.bound_T, self.measured_T)
 
     @property
     def outside(self) -> str:
@@ -65,6 +73,30 @@ DECAY = (
     "on this problem."
 )
 HOLDS_OUTSIDE = OUTSIDE["holds"]
+
+
+def finite(x: Any) -> bool:
+    """Whether ``x`` is a finite number (None, inf and NaN are not)."""
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def number_text(x: Any, fmt: str = ".3g", why: str = "not finite") -> str:
+    """``x`` in ``fmt``, or ``n/a (why)`` where it is not a finite number: a report never prints inf or nan."""
+    return format(x, fmt) if finite(x) else f"n/a ({why})"
+
+
+def tightness_text(tightness: Any, bound_T: Any = None, measured_T: Any = None) -> str:
+    """bound / measured at the last T, or ``n/a`` and why it is not a finite ratio: the bound is not finite, the
+    measured side is 0 or not finite (a diverged run), or the ratio is past the floating-point range."""
+    if finite(tightness):
+        return format(tightness, ".3g")
+    if not finite(bound_T):
+        return "n/a (bound not finite)"
+    if not finite(measured_T):
+        return "n/a (measured not finite: the run diverged)"
+    if measured_T <= 0:
+        return "n/a (measured 0)"
+    return "n/a (ratio past the floating-point range)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,6 +226,8 @@ def result_item(v: Mapping[str, Any]) -> ResultItem:
             slope_predicted=leg["decay_exponent_predicted"],
             confidence=leg.get("confidence"),
             seeds=int(leg.get("seeds") or 1),
+            bound_T=last(leg.get("predicted")),
+            measured_T=last(leg.get("measured")),
         )
         for leg in v["legs"]
     )
@@ -214,6 +248,13 @@ def result_item(v: Mapping[str, Any]) -> ResultItem:
         figure=result_figure_name(v["result"]),
         record=v,
     )
+
+
+def last(values: Any) -> float | None:
+    """The last of a recorded series (None when there is none, or it is null: not finite)."""
+    if values is None or len(values) == 0 or values[-1] is None:
+        return None
+    return float(values[-1])
 
 
 def worst_case_item(w: Mapping[str, Any]) -> WorstCaseItem:
@@ -256,9 +297,13 @@ __all__ = [
     "WorstCaseItem",
     "build",
     "constants_text",
+    "finite",
+    "last",
+    "number_text",
     "result_figure_name",
     "result_item",
     "source",
+    "tightness_text",
     "trend_figure_name",
     "trend_item",
     "worst_case_item",

@@ -7,7 +7,7 @@ import base64
 from collections.abc import Sequence
 from html import escape
 
-from .document import DECAY, Document, LegRow, ResultItem, TrendItem, WorstCaseItem
+from .document import DECAY, Document, LegRow, ResultItem, TrendItem, WorstCaseItem, number_text
 from .mathimg import data_uris
 
 HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>sfltheory verification</title>"
@@ -125,8 +125,9 @@ def _leg_row(leg: LegRow) -> str:
         cell = f"<td class='{leg.verdict}'>{leg.verdict}{first}{sure}</td>"
     else:
         cell = f"<td class='outside'><b>{leg.verdict}</b>{first}: {escape(leg.outside)}{sure}</td>"
-    return (f"<tr><td>{leg.mode}</td><td>{leg.step:.4g}</td><td>{hyp}</td>{cell}<td>{leg.tightness:.3g}</td>"
-            f"<td>{leg.slope_measured:.2f}</td><td>{leg.slope_predicted:.2f}</td></tr>")  # fmt: skip
+    return (f"<tr><td>{leg.mode}</td><td>{leg.step:.4g}</td><td>{hyp}</td>{cell}<td>{leg.ratio}</td>"
+            f"<td>{number_text(leg.slope_measured, '.2f', 'too few points')}</td>"
+            f"<td>{number_text(leg.slope_predicted, '.2f', 'too few points')}</td></tr>")  # fmt: skip
 
 
 def worst_cases_section(items: Sequence[WorstCaseItem]) -> str:
@@ -138,7 +139,8 @@ def worst_cases_section(items: Sequence[WorstCaseItem]) -> str:
              "<th>counterexample</th></tr>"]  # fmt: skip
     for w in items:
         cls, what = ("violated", "yes") if w.counterexample else ("holds", "no")
-        parts.append(f"<tr><td><code>{escape(w.result)}</code></td><td>{w.instances}</td><td>{w.ratio:.3g}</td>"
+        parts.append(f"<tr><td><code>{escape(w.result)}</code></td><td>{w.instances}</td>"
+                     f"<td>{number_text(w.ratio, why='bound 0 or not finite')}</td>"
                      f"<td>{w.T}</td><td>{w.step:.3g}</td><td class='{cls}'>{what}</td></tr>")  # fmt: skip
     parts.append("</table>")
     return "\n".join(parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .document import DECAY, Document, LegRow, ResultItem, TrendItem, WorstCaseItem
+from .document import DECAY, Document, LegRow, ResultItem, TrendItem, WorstCaseItem, number_text
 
 TITLE = "# Verification report"
 
@@ -55,8 +55,9 @@ def _leg_line(leg: LegRow) -> str:
     verdict = f"**{leg.verdict}**{first}" + (f": {leg.outside}" if leg.outside else "")
     verdict += f" ({leg.how_sure})" if leg.how_sure else ""
     return (
-        f"| {leg.mode} | {leg.step:.4g} | {hyp} | {verdict} | {leg.tightness:.3g} | "
-        f"{leg.slope_measured:.2f} | {leg.slope_predicted:.2f} |"
+        f"| {leg.mode} | {leg.step:.4g} | {hyp} | {verdict} | {leg.ratio} | "
+        f"{number_text(leg.slope_measured, '.2f', 'too few points')} | "
+        f"{number_text(leg.slope_predicted, '.2f', 'too few points')} |"
     )
 
 
@@ -69,8 +70,8 @@ def worst_cases_section(items: Sequence[WorstCaseItem]) -> str:
         "| result | instances | worst measured / bound | at T | step | counterexample |",
         "|---|---|---|---|---|---|",
     ]
-    out += [f"| `{w.result}` | {w.instances} | {w.ratio:.3g} | {w.T} | {w.step:.3g} | "
-            f"{'**yes**' if w.counterexample else 'no'} |" for w in items]  # fmt: skip
+    out += [f"| `{w.result}` | {w.instances} | {number_text(w.ratio, why='bound 0 or not finite')} | {w.T} | "
+            f"{w.step:.3g} | {'**yes**' if w.counterexample else 'no'} |" for w in items]  # fmt: skip
     return "\n".join(out) + "\n"
 
 

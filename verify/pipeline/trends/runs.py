@@ -11,7 +11,7 @@ import numpy as np
 
 import sfltheory as st
 from sfltheory.experiments import Experiment
-from verify.pipeline.check import theory_params
+from verify.pipeline.theoryparams import theory_params
 from verify.sweep.entries import measure_locally
 
 Progress = Callable[[str], None] | None

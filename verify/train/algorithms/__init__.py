@@ -38,4 +38,10 @@ def get(name: str) -> type[SplitAlgorithm]:
     return ALGORITHMS[name]
 
 
-__all__ = ["ALGORITHMS", "get"]
+def word_params() -> frozenset[str]:
+    """The names of the parameters, of any algorithm, whose value is a word (a choice among names, or true/false):
+    a command line keeps their ``name=value`` as text, and the algorithm's check states the values it accepts."""
+    return frozenset(s.name for cls in ALGORITHMS.values() for s in cls.takes if s.kind in ("choice", "bool"))
+
+
+__all__ = ["ALGORITHMS", "get", "word_params"]
