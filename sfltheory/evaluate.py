@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from . import defaults, lexicon
+from . import defaults, fixed, lexicon
 from .defaults import Default
 from .errors import MissingParametersError, NoBoundError, ParameterError
 from .numeric import (
@@ -31,7 +31,7 @@ from .numeric import (
     symbols_of,
     to_mp,
 )
-from .registry import editions, get
+from .registry import editions, get, results
 from .result import Hypothesis, Result
 
 __all__ = [
@@ -223,7 +223,7 @@ def resolve_full(
         values[rule.name] = used
         derived[rule.name] = formula
         fired[rule.name] = rule
-    defaults.check_chosen(r, given_as, fired)
+    fixed.check_chosen(r, given_as, fired, papers=results(r.paper))
 
     need = r.parameters() if required is None else list(required)
     missing = [(name, _missing_hint(r, name)) for name in need if name not in values]
@@ -258,7 +258,7 @@ def _check_domain_finite(name: str, v: np.ndarray, formula: str) -> None:
 
 def _missing_hint(r: Result, name: str) -> str:
     """:func:`missing_hint`, except for a name the edition sets itself: then the rule and what it reads."""
-    rule = defaults.chosen(r).get(name)
+    rule = fixed.chosen(r).get(name)
     if rule is None:
         return missing_hint(r.id, name)
     return f"{r.id} sets it, {name} = {sp.sstr(rule.expr)}: give {', '.join(sorted(rule.reads))}"

@@ -382,7 +382,8 @@ def run_problem(p: dict[str, Any], *, seed: int) -> ProblemSpec:
     problem = p.pop("problem", None)
     if problem is not None and (not isinstance(problem, str) or not problem):
         raise ParameterError("problem", f"must be 'quadratic' or a quadratic problem file (got {problem!r})")
-    pseed = integer("problem.seed", p.pop("problem_seed", seed), low=0)
+    # the problem's seed is the run's unless given: an error names the one the user wrote
+    pseed = integer("problem.seed" if "problem_seed" in p else "seed", p.pop("problem_seed", seed), low=0)
     noise = p.pop("noise", None)
     model = {k: p.pop(k) for k in MODEL_KEYS if k in p}
     if problem is None:

@@ -15,8 +15,9 @@ import numpy as np
 import sympy as sp
 
 from .. import vocabulary as vocab
-from ..defaults import chosen, firing_order
+from ..defaults import firing_order
 from ..evaluate import Evaluation, evaluate
+from ..fixed import chosen
 from ..result import Result
 from .context import Context, seed_location
 from .findings import Finding, Reevaluation, Severity

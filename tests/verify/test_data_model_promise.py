@@ -345,3 +345,11 @@ def test_generator_options_name_the_data(capsys: pytest.CaptureFixture[str]) -> 
     # before: parameter 'classes' (the generator's argument), a name the command line does not have
     want = _line("--data", "'synthetic:n=20,shape=8,classes=0': classes must be an integer >= 1, got 0")
     assert refused(main, capsys, *_train("synthetic:n=20,shape=8,classes=0")) == want
+
+
+def test_a_single_class_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # every label 0: softmax over one output is 1, so the cross-entropy and its gradient are 0 at any weights
+    X, y = _ok_arrays()
+    one = _npz(tmp_path / "one.npz", X, np.zeros_like(y))
+    line = refused(main, capsys, *_train(one))
+    assert line.startswith(_line("--data", "")) and "one.npz: every label is 0 (one class)" in line

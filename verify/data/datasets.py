@@ -114,7 +114,7 @@ def check_labels(y: Tensor, name: str) -> int:
     numbers: negative labels are refused, and so is a label set with an offset (100..109: a model of 110
     outputs, 100 of them never a target) or with a gap ({3, 8}, or 0..9 without 7: an output that no sample
     trains, and C would count a class the data does not hold). Every value from 0 to the largest label must
-    occur at least once; map the labels to 0..C-1 before loading.
+    occur at least once; map the labels to 0..C-1 before loading. One class is refused too: nothing to learn.
     """
     low = int(y.min())
     if low < 0:
@@ -127,6 +127,8 @@ def check_labels(y: Tensor, name: str) -> int:
             f"{name}: labels take the values {_span(values)} ({k} classes); classes must be numbered 0..C-1: "
             f"map them to 0..{k - 1}",
         )
+    if k < 2:  # one output, always the target: the cross-entropy is 0 and its gradient too, whatever the model
+        raise ParameterError(DATA, f"{name}: every label is 0 (one class): a classification needs two classes or more")
     return k
 
 

@@ -216,10 +216,12 @@ def _host() -> str:
 # --- train ----------------------------------------------------------------------------------------------------------
 
 
-# a command-line flag -> the spec field it sets (the first field of a flag: ``--model`` is ``problem.model``)
+# a command-line flag -> the spec field it sets (the first field of a flag: ``--model`` is ``problem.model``); the
+# name=value names in FLAGS (``problem.seed`` is ``seed=``) are no flags: ``seed`` stays the run's seed
 FIELD_OF_FLAG: dict[str, str] = {}
 for _field, _flag in FLAGS.items():
-    FIELD_OF_FLAG.setdefault(_flag, _field)
+    if _flag.startswith("--"):
+        FIELD_OF_FLAG.setdefault(_flag, _field)
 
 
 def sweep_name(name: str) -> str:

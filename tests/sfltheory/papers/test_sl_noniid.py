@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sfltheory as st
-from sfltheory.defaults import chosen
+from sfltheory.fixed import chosen
 
 P = "sl_noniid/"
 

@@ -60,8 +60,10 @@ def nothing_ran(f: Path) -> bool:
 
 
 def sweep(capsys: pytest.CaptureFixture[str], f: Path, *more: str) -> str:
-    """``sfltheory sweep F --executor serial --quiet MORE``, refused: exit 2, one line on stderr (returned)."""
-    return refused(main, capsys, "sweep", str(f), "--executor", "serial", "--quiet", *more)
+    """``sfltheory sweep F --executor serial --quiet MORE`` (MORE's own --executor instead, when it has one: an
+    option given twice is refused), refused: exit 2, one line on stderr (returned)."""
+    executor = () if "--executor" in more else ("--executor", "serial")
+    return refused(main, capsys, "sweep", str(f), *executor, "--quiet", *more)
 
 
 # --- 1. a binary file ---------------------------------------------------------------------------------------------
