@@ -124,6 +124,19 @@ def write_text(name: str, path: str | Path, text: str) -> Path:
     return keep(name, path, write)
 
 
+def write_reason(e: BaseException, where: Path) -> str:
+    """Why a write failed, in words: the OS's reason, or for another error (torch.save's RuntimeError) the full
+    disk it means when ``where`` has under 1 MiB left (its message, "unexpected pos ...", says nothing to a user)."""
+    if isinstance(e, OSError):
+        return e.strerror or str(e)
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        free = None
+    first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return "No space left on device" if free is not None and free < 1 << 20 else f"torch.save failed ({first})"
+
+
 def _existing_above(p: Path) -> Path:
     """``p``, or its nearest ancestor that exists (the current folder's for a relative path)."""
     q = Path(os.path.abspath(p))
@@ -183,4 +196,13 @@ def _fallback(name: str, p: Path, *, folder: bool) -> Path:
     return Path(tmp)
 
 
-__all__ = ["PROBE_PREFIX", "WriteFailed", "check_dir", "check_file", "check_outputs", "keep", "write_text"]
+__all__ = [
+    "PROBE_PREFIX",
+    "WriteFailed",
+    "check_dir",
+    "check_file",
+    "check_outputs",
+    "keep",
+    "write_reason",
+    "write_text",
+]

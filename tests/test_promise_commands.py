@@ -69,6 +69,8 @@ def check(argv: list[str], work: Path, *, refuse: bool = False, names: tuple[str
 def data_verdict(kind: str, model: str) -> str:
     """ "ok", "refuse" or "either" for data ``kind`` on ``model`` (mlp sizes itself to the data; the factories take
     8 features and have 3 outputs)."""
+    if model.endswith(":three_outputs"):  # three outputs fit the three classes of "good" data only
+        return "ok" if kind == "good" else "refuse"
     if model in BAD_MODELS:
         return "refuse"
     if kind == "good" or (kind == "labels10" and model == "mlp"):
@@ -371,7 +373,7 @@ def test_measure(data: str, model: str, state: str, flags: dict[str, str], as_js
                 argv += [k, v]
         argv += ["--json"] if as_json else []
         refuse = (
-            data_verdict(data, model) != "ok"
+            data_verdict(data, model) == "refuse"
             or bool(state)
             or flags.get("--device", "cpu") in ("tpu", "cuda" if not CUDA else "tpu")
             or flags.get("--partition", "iid") != "iid"

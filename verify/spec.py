@@ -40,7 +40,7 @@ FLAGS: dict[str, str] = {
     # a run's problem is drawn from its seed (train and verify take it as seed=); cuts/plan's block expansion
     "problem.seed": "seed", "problem.noise": "noise", "expand": "--expand",
     "batched": "--loop", "device": "--device", "out": "--out", "checkpoint_every": "--checkpoint-every",
-    "truncate": "--truncate",
+    "truncate": "--truncate", "result": "ID",  # verify takes the result ids as positionals
     "time.client_time": "--client-time", "time.server_step": "--server-step", "time.bandwidth": "--bandwidth",
     "seeds": "--seeds", "points": "--points", "params.order": "--order",
     **{f"measure.{k}": f"--{k.replace('_', '-')}" for k in (

@@ -239,3 +239,53 @@ def test_output_bytes_by_hand() -> None:
             return type("C", (), {"d": 100, "d_aux": 7})()  # a head is not counted: STATE_COPIES covers it
 
     assert output_bytes(Tiny(), 9) == 1200 + 7500  # type: ignore[arg-type]
+
+
+# --- found by the property guard at 1000 examples -----------------------------------------------------------------
+
+
+def test_truncate_with_nothing_to_cut_is_refused_and_the_run_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --truncate means "keep the longer run, write its first T rounds beside it": with T equal to the saved run's,
+    # or with no saved run, it would silently do something else (resume, or a fresh run)
+    run = ["train", "fedavg", "--problem", "quadratic", "--quiet", "--out", str(tmp_path / "run")]
+    assert main([*run, "T=1"]) == 0
+    capsys.readouterr()
+    before = (tmp_path / "run" / "run.json").read_bytes()
+    line = refused(main, capsys, *run, "T=1", "--truncate")
+    assert line.startswith(_line("--truncate", "cuts a longer run short, but the run in ")) and "holds 1 round" in line
+    assert (tmp_path / "run" / "run.json").read_bytes() == before
+    other = ["train", "fedavg", "--problem", "quadratic", "--quiet", "--out", str(tmp_path / "new"), "T=1"]
+    assert "holds none" in refused(main, capsys, *other, "--truncate")
+    assert not (tmp_path / "new").exists()
+
+
+def test_an_empty_result_id_names_the_positional(capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused(main, capsys, "verify", "", "--T", "2")
+    assert line == _line("ID", "must be a non-empty string (got '')")
+
+
+def test_measure_run_dir_on_a_full_disk_keeps_the_trajectory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # torch.save on a full disk raises RuntimeError("unexpected pos ..."), not OSError: the points measured so far
+    # go to a fallback folder named in the one line, exit 1 (the work was done; its output could not be written)
+    import importlib
+
+    track = importlib.import_module("verify.constants.track")  # the package exports a function of that name
+    real = track.atomic_path
+
+    def full(path: Path) -> Any:
+        if "run" in str(path.parent.name):
+            raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 128 vs 0")
+        return real(path)
+
+    monkeypatch.setattr(track, "atomic_path", full)
+    rc = main(_measure(_good(tmp_path), "--steps", "1", "--every", "1", "--run-dir", str(tmp_path / "run")))
+    err = capsys.readouterr().err
+    (line,) = err.splitlines()
+    assert rc == 1 and line.startswith(_line("--run-dir", f"cannot write {tmp_path / 'run'}: "))
+    kept = Path(line.rsplit("the result is saved in ", 1)[1])
+    assert "points" in (kept / "trajectory.json").read_text()
+    shutil.rmtree(kept)

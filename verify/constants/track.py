@@ -30,6 +30,7 @@ from sfltheory import variants as var
 from sfltheory.atomic import atomic_path, write_atomic
 from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
+from sfltheory.outputs import keep, write_reason
 from sfltheory.variants import with_variant
 from verify.ops.objective import LossFn, Objective, per_sample_loss
 
@@ -235,11 +236,22 @@ def _save(
 ) -> None:
     """One atomic file holds everything a resume reads (issue 11: with the points in a second file, a run killed
     between the two writes resumed past a checkpoint it had not recorded); the JSON copy is for reading."""
-    odir.mkdir(parents=True, exist_ok=True)
     doc = {"config_hash": key, "config": config, "steps": done, "points": [p.to_dict() for p in points]}
-    with atomic_path(odir / RUN_FILE) as tmp:
-        torch.save({**doc, "model": model.state_dict(), "opt": opt.state_dict(), "gen": gen.get_state(),
-                    "step": step}, tmp)  # fmt: skip
     if summary is not None:
         doc["summary"] = summary.to_dict()
-    write_atomic(odir / "trajectory.json", json.dumps(doc, indent=1, default=str) + "\n")
+    try:
+        odir.mkdir(parents=True, exist_ok=True)
+        with atomic_path(odir / RUN_FILE) as tmp:
+            torch.save({**doc, "model": model.state_dict(), "opt": opt.state_dict(), "gen": gen.get_state(),
+                        "step": step}, tmp)  # fmt: skip
+        write_atomic(odir / "trajectory.json", json.dumps(doc, indent=1, default=str) + "\n")
+    except (OSError, RuntimeError) as e:  # a full disk (torch.save's RuntimeError): the points measured are kept
+        reason = f"{write_reason(e, odir)} (at step {step}; the last checkpoint there is intact)"
+
+        def fallback(q: Path) -> Path:
+            if q == odir:  # the destination that just failed: its reason is the one to report
+                raise OSError(reason) from None
+            write_atomic(q / "trajectory.json", json.dumps(doc, indent=1, default=str) + "\n")
+            return q
+
+        keep("measure.run_dir", odir, fallback, folder=True)

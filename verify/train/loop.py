@@ -21,7 +21,6 @@ import hashlib
 import json
 import math
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -34,7 +33,7 @@ import torch
 
 from sfltheory.atomic import atomic_path, write_atomic
 from sfltheory.errors import ParameterError
-from sfltheory.outputs import keep
+from sfltheory.outputs import keep, write_reason
 from sfltheory.plan.timemodel import TimeModel
 from verify.ops import tree
 from verify.ops.tree import Params
@@ -275,6 +274,11 @@ def run(
             return Run(config=config, records=tuple(recorder.records), status="diverged", message=saved["message"])
         if len(recorder.records) > T + 1:
             return _cut_short(config, recorder.records, saved["status"], ckpt.parent, T, truncate)
+        if truncate:  # nothing to cut: the run would be extended or resumed while --truncate says keep it as it is
+            raise ParameterError("truncate", f"cuts a longer run short, but the run in {outdir} holds "
+                                 f"{len(recorder.records) - 1} rounds and T = {T}: drop --truncate")  # fmt: skip
+    elif truncate:
+        raise ParameterError("truncate", f"cuts a saved run short, but {outdir or 'no --out'} holds none: drop it")
     else:
         state = algorithm.init_state(problem, problem.init())
         pc, ps = algorithm.global_params(state)
@@ -344,19 +348,6 @@ def run(
         except (OSError, RuntimeError) as e:
             kept(outdir, e, result, last_ckpt)
     return result
-
-
-def write_reason(e: BaseException, where: Path) -> str:
-    """Why a write failed, in words: the OS's reason, or for torch.save's RuntimeError the full disk it means
-    when ``where`` has no room left (its message, "unexpected pos ...", says nothing to a user)."""
-    if isinstance(e, OSError):
-        return e.strerror or str(e)
-    try:
-        free = shutil.disk_usage(where).free
-    except OSError:
-        free = None
-    first = str(e).splitlines()[0] if str(e) else type(e).__name__
-    return "No space left on device" if free is not None and free < 1 << 20 else f"torch.save failed ({first})"
 
 
 def kept(outdir: Path, e: BaseException, partial: Run, saved: int | None) -> NoReturn:

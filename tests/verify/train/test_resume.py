@@ -63,8 +63,11 @@ def test_truncate_writes_the_shorter_run_beside_the_kept_one(tmp_path: Path, cap
     assert cli(capsys, "train", *QUAD, "T=5", "--out", str(out), "--truncate")[0] == 0
     assert cli(capsys, "train", *QUAD, "T=14", "--out", str(out))[0] == 0
     assert len(json.loads((out / "run.json").read_text())["records"]) == 15
-    # --truncate with a T at or past the saved run is the ordinary resume
-    assert cli(capsys, "train", *QUAD, "T=15", "--out", str(out), "--truncate")[0] == 0
+    # --truncate with a T at or past the saved run has nothing to cut: refused (issue 24: an option is never
+    # silently ignored), the run kept as it was; without it, the ordinary resume
+    assert cli(capsys, "train", *QUAD, "T=15", "--out", str(out), "--truncate")[0] == 2
+    assert len(json.loads((out / "run.json").read_text())["records"]) == 15
+    assert cli(capsys, "train", *QUAD, "T=15", "--out", str(out))[0] == 0
     assert len(json.loads((out / "run.json").read_text())["records"]) == 16
 
 
