@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sfltheory.errors import ParameterError
-from verify.spec import Keyed, device_name, integer, number, text
+from verify.spec import Keyed, device_name, integer, number, partition_scheme, text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,6 +66,7 @@ class MeasureSpec(Keyed):
         if self.zo_form not in ("spsa", "forward"):
             raise ParameterError("measure.zo_form", f"must be spsa or forward (got {self.zo_form!r})")
         device_name("measure.device", self.device)
+        partition_scheme("measure.partition", self.partition)
         if self.cuts is not None:
             if self.cut is not None:
                 raise ParameterError("measure.cuts", "measures every cut named; not with cut (give one of them)")

@@ -222,7 +222,7 @@ class ModelSpec(Keyed):
         if self.cut is not None:
             text("problem.cut", self.cut)
         integer("problem.clients", self.clients, low=1)
-        text("problem.partition", self.partition)
+        partition_scheme("problem.partition", self.partition)
         text("problem.loss", self.loss)
         if self.eval_samples is not None:
             integer("problem.eval_samples", self.eval_samples, low=1)
@@ -288,6 +288,37 @@ def device_name(name: str, v: Any) -> str:
     if not isinstance(v, str) or not (v in ("auto", "cpu", "cuda") or (v.startswith("cuda:") and v[5:].isdigit())):
         raise ParameterError(name, f"must be auto, cpu, cuda or cuda:N (got {v!r})")
     return v
+
+
+SCHEMES = ("iid", "dirichlet:ALPHA", "shards:K", "sorted")
+
+
+def partition_scheme(name: str, scheme: Any) -> tuple[str, float]:
+    """A client partition ``scheme`` (``iid``, ``dirichlet:ALPHA``, ``shards:K``, ``sorted``) as (kind, parameter):
+    alpha for dirichlet, K for shards, 0 otherwise; an error names ``name``. Checked where a spec is made, so a
+    scheme a run would not use (a measurement without clients) is refused too, never ignored."""
+    if not isinstance(scheme, str):
+        raise ParameterError(name, f"must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+    kind, sep, arg = scheme.strip().partition(":")
+    if kind in ("iid", "sorted") and not sep:
+        return kind, 0.0
+    if kind == "dirichlet" and sep:
+        try:
+            alpha = float(arg)
+        except ValueError:
+            raise ParameterError(name, f"dirichlet:ALPHA needs a number, got '{arg}'") from None
+        if not math.isfinite(alpha) or alpha <= 0:
+            raise ParameterError(name, f"dirichlet alpha must be a finite number > 0, got {arg}")
+        return kind, alpha
+    if kind == "shards" and sep:
+        try:
+            k = int(arg)
+        except ValueError:
+            raise ParameterError(name, f"shards:K needs an integer, got '{arg}'") from None
+        if k < 1:
+            raise ParameterError(name, f"shards:K needs K >= 1 shards per client, got {k}")
+        return kind, float(k)
+    raise ParameterError(name, f"must be one of {', '.join(SCHEMES)}, got '{scheme}'")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -512,6 +543,7 @@ __all__ = [
     "NOISE_LAWS",
     "QUADRATIC_TARGETS",
     "RUN_KEYS",
+    "SCHEMES",
     "CheckSpec",
     "Keyed",
     "ModelSpec",
@@ -527,6 +559,7 @@ __all__ = [
     "name_of",
     "named_by",
     "number",
+    "partition_scheme",
     "problem_from_mapping",
     "rounds",
     "run_problem",

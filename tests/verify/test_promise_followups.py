@@ -289,3 +289,11 @@ def test_measure_run_dir_on_a_full_disk_keeps_the_trajectory(
     kept = Path(line.rsplit("the result is saved in ", 1)[1])
     assert "points" in (kept / "trajectory.json").read_text()
     shutil.rmtree(kept)
+
+
+def test_a_partition_the_measurement_would_not_use_is_still_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --what L needs no clients, so the partition was never parsed and dirichlet:-1 went through unseen
+    line = refused(main, capsys, *_measure(_good(tmp_path), "--partition", "dirichlet:-1"))
+    assert line == _line("--partition", "dirichlet alpha must be a finite number > 0, got -1")

@@ -8,8 +8,10 @@
 
 from __future__ import annotations
 
+from verify.spec import SCHEMES
+
 from .datasets import Dataset, digits, load_tensors, synthetic_classification, synthetic_regression
-from .partition import MAX_DIRICHLET_DRAWS, SCHEMES, partition
+from .partition import MAX_DIRICHLET_DRAWS, partition
 from .readers import (
     FASHION_MNIST_CLASSES,
     FASHION_MNIST_ROOT,

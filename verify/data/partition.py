@@ -7,13 +7,12 @@ bounds call eps^2 / zeta^2 comes from these schemes, so they follow the papers t
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 from torch import Tensor
 
 from sfltheory.errors import ParameterError
+from verify.spec import partition_scheme
 
 from .datasets import DATA
 
@@ -22,7 +21,6 @@ _INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 #: Draws of the Dirichlet proportions before giving up on leaving every client non-empty.
 MAX_DIRICHLET_DRAWS = 1000
 
-SCHEMES = ("iid", "dirichlet:ALPHA", "shards:K", "sorted")
 
 # The spec fields the errors name (verify.spec.FLAGS shows them as --partition, --clients, --data).
 PARTITION, CLIENTS, SEED = "problem.partition", "problem.clients", "problem.seed"
@@ -39,28 +37,7 @@ def _labels(y: Tensor, scheme: str) -> np.ndarray:
 
 def _parse_scheme(scheme: str) -> tuple[str, float]:
     """(kind, parameter): the parameter is alpha for dirichlet, K for shards, 0 otherwise."""
-    if not isinstance(scheme, str):
-        raise ParameterError(PARTITION, f"must be one of {', '.join(SCHEMES)}, got {scheme!r}")
-    kind, sep, arg = scheme.strip().partition(":")
-    if kind in ("iid", "sorted") and not sep:
-        return kind, 0.0
-    if kind == "dirichlet" and sep:
-        try:
-            alpha = float(arg)
-        except ValueError:
-            raise ParameterError(PARTITION, f"dirichlet:ALPHA needs a number, got '{arg}'") from None
-        if not math.isfinite(alpha) or alpha <= 0:
-            raise ParameterError(PARTITION, f"dirichlet alpha must be a finite number > 0, got {arg}")
-        return kind, alpha
-    if kind == "shards" and sep:
-        try:
-            k = int(arg)
-        except ValueError:
-            raise ParameterError(PARTITION, f"shards:K needs an integer, got '{arg}'") from None
-        if k < 1:
-            raise ParameterError(PARTITION, f"shards:K needs K >= 1 shards per client, got {k}")
-        return kind, float(k)
-    raise ParameterError(PARTITION, f"must be one of {', '.join(SCHEMES)}, got '{scheme}'")
+    return partition_scheme(PARTITION, scheme)
 
 
 def _as_tensors(parts: list[np.ndarray]) -> list[Tensor]:
