@@ -188,7 +188,7 @@ def _remove(p: Path) -> None:
 
 
 def _fallback(name: str, p: Path, *, folder: bool) -> Path:
-    prefix = f"sfltheory-{name.lstrip('-')}-{p.stem or 'out'}-"
+    prefix = f"sfltheory-{name.lstrip('-').replace('.', '-')}-{p.stem or 'out'}-"
     if folder:
         return Path(tempfile.mkdtemp(prefix=prefix))
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=p.suffix)
