@@ -297,3 +297,12 @@ def test_a_partition_the_measurement_would_not_use_is_still_checked(
     # --what L needs no clients, so the partition was never parsed and dirichlet:-1 went through unseen
     line = refused(main, capsys, *_measure(_good(tmp_path), "--partition", "dirichlet:-1"))
     assert line == _line("--partition", "dirichlet alpha must be a finite number > 0, got -1")
+
+
+def test_verify_at_constants_where_no_condition_bounds_the_step_names_the_constant(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # thm4.1's eta <= 1/(64 L (tau + 2 d_s)) at L = 5e-324 is ~1e321, beyond the float range, and so is every other
+    # branch: the check has no admissible step to run at; the user gave L, so L is named (not eta, which they did not)
+    line = refused(main, capsys, "verify", "mu_splitfed/thm4.1", "--T", "2", "--seeds", "2", "L=5e-324")
+    assert line.startswith(_line("L", "at these constants no condition of mu_splitfed/thm4.1 bounds eta"))

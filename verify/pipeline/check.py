@@ -275,6 +275,9 @@ def prepare_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem) 
     else:
         admissible = float(np.asarray(finite_bound(spec, r, lambda p: st.max_step(spec.result, {**p, "T": T}),
                                                    params, base).max_step))  # fmt: skip
+        if not math.isfinite(admissible):  # every condition's limit beyond the float range: no step to run at
+            raise ParameterError(", ".join(spec.overrides) or spec.result, f"at these constants no condition "
+                                 f"of {spec.result} bounds {r.step} (> 1.8e308): no step to run at")  # fmt: skip
         steps = [("admissible", admissible)]
         practical_step = PRACTICAL_STEP / float(params.get("L", 1.0))
         if spec.step is not None:  # the user's step always runs, in place of the practical one
