@@ -19,6 +19,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from sfltheory import outputs  # noqa: E402
 from sfltheory.cliargs import Parser, options_given, parse_assignments, with_joined_values  # noqa: E402
 from sfltheory.errors import ParameterError, SflTheoryError  # noqa: E402
 from tests.refusal import never, refused  # noqa: E402
@@ -288,8 +289,8 @@ def test_6_torch_runtime_error_on_a_full_disk_says_so(
     failing_save(
         monkeypatch, 1, RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 3392 vs 3286")
     )
-    real = loop.shutil.disk_usage
-    monkeypatch.setattr(loop.shutil, "disk_usage",
+    real = outputs.shutil.disk_usage  # write_reason reads the free space there
+    monkeypatch.setattr(outputs.shutil, "disk_usage",
                         lambda p: real(p)._replace(free=0) if Path(p) == out else real(p))  # fmt: skip
     rc = main([*QUAD, "T=3", "--out", str(out)])
     _, err = capsys.readouterr()
