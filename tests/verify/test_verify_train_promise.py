@@ -123,8 +123,16 @@ def test_1_a_failure_at_run_time_stays_exit_1(capsys: Any, monkeypatch: pytest.M
 def test_2_bound_overflow_refused_naming_the_parameter(capsys: Any, no_run: None) -> None:
     # sigma_c2 = 1e308 makes the client-variance term about 4e308 > 1.8e308, the largest float
     line = refused(main, capsys, "verify", "mu_splitfed/thm4.1", "sigma_c2=1e308", "--T", "5")
-    assert line.startswith("sfltheory: error: parameter 'sigma_c2': the bound of mu_splitfed/thm4.1 at these "
+    assert line.startswith("sfltheory: error: parameter 'sigma_c2': mu_splitfed/thm4.1's bound at these "
                            "constants is not finite")  # fmt: skip
+
+
+def test_2_one_parameter_named_when_several_were_given(capsys: Any, no_run: None) -> None:
+    # L = 1.17e305 alone overflows thm4.1's bound (3.4e606); sigma_c2 = 1 was given too: one name, the other said
+    line = refused(main, capsys, "verify", "mu_splitfed/thm4.1", "--T", "2", "L=1.1703731346759874e+305",
+                   "sigma_c2=1.0")  # fmt: skip
+    assert line.startswith("sfltheory: error: parameter 'L': mu_splitfed/thm4.1's bound at these constants")
+    assert "(with sigma_c2 as given) is not finite" in line
 
 
 def test_2_tightness_is_nan_where_not_a_finite_ratio_without_a_warning() -> None:

@@ -228,8 +228,9 @@ def finite_bound(spec: CheckSpec, r: Any, compute: Callable[[dict[str, Any]], An
     except NumericRangeError as e:
         given = {**dict(spec.overrides), **({r.step: spec.step} if spec.step is not None else {})}
         culprits = [k for k in given if not finite_at(compute, {**base, k: params.get(k, given[k])})]
-        name = ", ".join(culprits or list(given)) or spec.result
-        raise ParameterError(name, f"the bound of {spec.result} at these constants is not finite ({e})") from None
+        named = culprits or list(given) or [spec.result]  # one parameter named; the others said in the rule
+        also = f" (with {', '.join(named[1:])} as given)" if len(named) > 1 else ""
+        raise ParameterError(named[0], f"{spec.result}'s bound at these constants{also} is not finite ({e})") from None
 
 
 def finite_at(compute: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> bool:
