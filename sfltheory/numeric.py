@@ -145,11 +145,11 @@ def _recompute(expr: sp.Expr, o: Value, values: Mapping[str, Any]) -> tuple[Valu
         v = to_mp(exact(expr, values, int(j)))
         if v is None:  # x/0 or 0/0 in exact arithmetic too: the float is right
             continue
-        if abs(v) > FLOAT_MAX:
-            a[j] = math.inf if v > 0 else -math.inf
+        if abs(v) > FLOAT_MAX:  # j is a flat index: the output may be 2-D (a grid), so assign through .flat
+            a.flat[j] = math.inf if v > 0 else -math.inf
             beyond.append((int(j), v))
             continue
-        a[j] = float(v)
+        a.flat[j] = float(v)
     return (a.reshape(np.shape(o)) if np.ndim(o) else float(a[0])), beyond
 
 

@@ -39,3 +39,15 @@ def test_real_values_pass_through_unchanged() -> None:
     assert a.tolist() == [1.0, 3.0]
     (z,) = call([sp.sqrt(-L) ** 2], {"L": 2.0})  # (i sqrt 2)^2 = -2: SymPy simplifies it to a real -L
     assert math.isclose(z, -2.0)
+
+
+def test_an_overflowing_intermediate_on_a_2d_grid_is_recomputed_at_its_flat_index() -> None:
+    # sqrt(x^2 + 1) at x = 1e200 is 1e200 exactly (to 1 part in 1e400); in floats x^2 = inf, so sqrt gives inf. On a
+    # (1, 2) grid (plan's shape) the inf sits at flat index 1, which axis 0 (size 1) does not have: the guard at
+    # 1000 examples found an IndexError there
+    from sfltheory.numeric import call_finite
+
+    x = sp.Symbol("x", positive=True)
+    (out,) = call_finite("test", [sp.sqrt(x**2 + 1)], ["term"], {"x": np.array([[1.0, 1e200]])})
+    assert out.shape == (1, 2)
+    assert out[0, 0] == pytest.approx(math.sqrt(2)) and out[0, 1] == pytest.approx(1e200)
