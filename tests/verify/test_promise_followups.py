@@ -306,3 +306,13 @@ def test_verify_at_constants_where_no_condition_bounds_the_step_names_the_consta
     # branch: the check has no admissible step to run at; the user gave L, so L is named (not eta, which they did not)
     line = refused(main, capsys, "verify", "mu_splitfed/thm4.1", "--T", "2", "--seeds", "2", "L=5e-324")
     assert line.startswith(_line("L", "at these constants no condition of mu_splitfed/thm4.1 bounds eta"))
+
+
+def test_with_several_constants_given_the_one_a_step_condition_reads_is_named(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # sigma_c2 is in no step-size condition of thm4.1 (eta <= 1/(64 L (tau + 2 d_s)), ...), L is: L is named, in
+    # whichever order they were given (the guard at 1000 examples found 'L, sigma_c2' as one name)
+    for given in (["L=5e-324", "sigma_c2=1.0"], ["sigma_c2=1.0", "L=5e-324"]):
+        line = refused(main, capsys, "verify", "mu_splitfed/thm4.1", "--T", "2", "--seeds", "2", *given)
+        assert line.startswith(_line("L", "at these constants (with sigma_c2 as given) no condition of"))

@@ -48,7 +48,15 @@ from verify.train.loop import check_budget
 from .exact import exact_moments, round_seconds
 from .fromrun import verify_run
 from .records import Leg, Verification
-from .theoryparams import algorithm_params, model_theory_params, theory_params, user_notes, with_user_params
+from .theoryparams import (
+    algorithm_params,
+    at_values,
+    finite_at,
+    model_theory_params,
+    theory_params,
+    user_notes,
+    with_user_params,
+)
 from .trajectory import TrajectoryMeter, derive, measured_rounds
 from .verdicts import (
     CONFIDENCE,
@@ -233,20 +241,6 @@ def finite_bound(spec: CheckSpec, r: Any, compute: Callable[[dict[str, Any]], An
         raise ParameterError(named[0], f"{spec.result}'s bound at these constants{also} is not finite ({e})") from None
 
 
-def finite_at(compute: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> bool:
-    """Whether ``compute(params)`` stays in the floating-point range."""
-    try:
-        compute(params)
-    except NumericRangeError:
-        return False
-    return True
-
-
-def at_values(compute: Callable[..., Any], r: Any, extra: Mapping[str, Any]) -> Callable[[dict[str, Any]], Any]:
-    """``compute(r, params)`` with ``extra`` on top of the params (a step, T): for :func:`finite_bound`."""
-    return lambda p: compute(r, {**p, **extra})
-
-
 def prepare_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem) -> QuadraticSetting:
     """Everything a check on an exact quadratic needs before its runs, checked: the user's parameters and
     overrides, the steps of its legs, and a finite bound at every T at each (a ParameterError otherwise)."""
@@ -277,8 +271,11 @@ def prepare_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem) 
         admissible = float(np.asarray(finite_bound(spec, r, lambda p: st.max_step(spec.result, {**p, "T": T}),
                                                    params, base).max_step))  # fmt: skip
         if not math.isfinite(admissible):  # every condition's limit beyond the float range: no step to run at
-            raise ParameterError(", ".join(spec.overrides) or spec.result, f"at these constants no condition "
-                                 f"of {spec.result} bounds {r.step} (> 1.8e308): no step to run at")  # fmt: skip
+            limits = {s.name for h in r.hypotheses if h.kind == "step_size" for s in h.rhs.free_symbols}
+            named = sorted(spec.overrides, key=lambda k: k not in limits) or [spec.result]  # a step limit's first
+            also = f" (with {', '.join(named[1:])} as given)" if len(named) > 1 else ""
+            raise ParameterError(named[0], f"at these constants{also} no condition of {spec.result} bounds "
+                                 f"{r.step} (> 1.8e308): no step to run at")  # fmt: skip
         steps = [("admissible", admissible)]
         practical_step = PRACTICAL_STEP / float(params.get("L", 1.0))
         if spec.step is not None:  # the user's step always runs, in place of the practical one

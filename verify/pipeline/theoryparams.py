@@ -6,13 +6,13 @@ refused. Shared by the checks (:mod:`verify.pipeline.check`), the worst-case sea
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from sfltheory.constants import Constants
-from sfltheory.errors import ParameterError
+from sfltheory.errors import NumericRangeError, ParameterError
 from sfltheory.experiments import Experiment
 from verify.problems import Problem, QuadraticProblem
 from verify.train import get
@@ -97,4 +97,26 @@ def model_theory_params(exp: Experiment, r: Any, problem: Problem, constants: Co
     return params, notes
 
 
-__all__ = ["algorithm_params", "model_theory_params", "theory_params", "user_notes", "with_user_params"]
+def finite_at(compute: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> bool:
+    """Whether ``compute(params)`` stays in the floating-point range."""
+    try:
+        compute(params)
+    except NumericRangeError:
+        return False
+    return True
+
+
+def at_values(compute: Callable[..., Any], r: Any, extra: Mapping[str, Any]) -> Callable[[dict[str, Any]], Any]:
+    """``compute(r, params)`` with ``extra`` on top of the params (a step, T): for :func:`finite_bound`."""
+    return lambda p: compute(r, {**p, **extra})
+
+
+__all__ = [
+    "algorithm_params",
+    "at_values",
+    "finite_at",
+    "model_theory_params",
+    "theory_params",
+    "user_notes",
+    "with_user_params",
+]
