@@ -7,7 +7,7 @@ single line and exit with status 2.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 
 class SflTheoryError(ValueError):
@@ -31,19 +31,22 @@ class ParameterError(SflTheoryError):
 
 
 @contextlib.contextmanager
-def renamed(names: Mapping[str, str]) -> Iterator[None]:
-    """A :class:`ParameterError` raised inside, for a parameter in ``names``, names it ``names[name]`` instead: the
-    library names its Python parameter (``path``, ``spec``), a front end its option (``--model``, ``--client-dist``).
-    The class and the rest of the error are kept (a subclass's own fields, its exit status)."""
+def renamed(names: Mapping[str, str] | Callable[[str], str]) -> Iterator[None]:
+    """A :class:`ParameterError` raised inside names its parameter as a front end does: ``names[name]`` (or
+    ``names(name)``) instead of ``name`` -- the library names its Python parameter or spec field (``path``,
+    ``problem.clients``), a front end its option (``--model``, ``--clients``) or its file's key. The class and the
+    rest of the error are kept (a subclass's own fields: a WriteFailed keeps its fallback and exit status)."""
+    rename = names if callable(names) else (lambda n: names.get(n, n))
     try:
         yield
     except ParameterError as e:
-        if e.name not in names:
+        new = rename(e.name)
+        if new == e.name:
             raise
         out = type(e).__new__(type(e))
         out.__dict__.update(e.__dict__)
-        out.name = names[e.name]
-        out.args = (f"parameter '{out.name}': {e.rule}",)
+        out.name = new
+        out.args = (f"parameter '{new}': {e.rule}",)
         raise out from None
 
 

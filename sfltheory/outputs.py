@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from .atomic import write_atomic
 from .errors import ParameterError
@@ -101,6 +101,16 @@ def keep(name: str, path: str | Path, write: Callable[[Path], T], *, folder: boo
             _remove(e.fallback)
     except OSError as e:
         reason = e.strerror or str(e)
+    failed(name, p, reason, write, folder=folder)
+
+
+def failed(
+    name: str, path: str | Path, reason: str, write: Callable[[Path], object], *, folder: bool = False
+) -> NoReturn:
+    """A write of ``path`` that failed for ``reason`` (already tried, or :func:`write_reason` of what the caller
+    caught): ``write`` into a fallback in the system temp folder (a folder when ``folder``) and raise
+    :class:`WriteFailed` naming ``name``, the reason and the fallback (or why that failed too)."""
+    p = Path(path)
     fallback: Path | None = None
     try:
         fallback = _fallback(name, p, folder=folder)
@@ -202,6 +212,7 @@ __all__ = [
     "check_dir",
     "check_file",
     "check_outputs",
+    "failed",
     "keep",
     "write_reason",
     "write_text",

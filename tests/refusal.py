@@ -3,7 +3,9 @@ work that must not start before the input is checked."""
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,3 +24,15 @@ def refused(main: Callable[[Sequence[str]], int], capsys: pytest.CaptureFixture[
 
 def never(*_: Any, **__: Any) -> Any:
     raise AssertionError("the work ran before the output was checked")
+
+
+def failing_under(folder: Path, real: Callable[..., Any]) -> Callable[..., Any]:
+    """``real`` (a write taking a path first) that raises ENOSPC for a path under ``folder`` (a full disk there) and
+    works elsewhere."""
+
+    def write(path: Any, *args: Any, **kw: Any) -> Any:
+        if Path(path).resolve().is_relative_to(folder.resolve()):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, *args, **kw)
+
+    return write

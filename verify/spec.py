@@ -18,12 +18,12 @@ import dataclasses
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sfltheory.errors import ParameterError
+from sfltheory.errors import ParameterError, renamed
 
 # target constants of the default quadratic (QuadraticProblem.from_targets); integers among them
 QUADRATIC_TARGETS = ("L", "mu", "sigma2", "eps2", "d", "d_c", "M", "F")
@@ -57,20 +57,10 @@ def flag(name: str) -> str:
     return FLAGS.get(name, name)
 
 
-@contextmanager
-def named_by(rename: Callable[[str], str]) -> Iterator[None]:
+def named_by(rename: Callable[[str], str]) -> AbstractContextManager[None]:
     """An error raised inside names the parameter as a front end does (``rename``: :func:`flag` for the command
-    line, :func:`name_of` for a sweep file); the library names spec fields."""
-    try:
-        yield
-    except ParameterError as e:
-        if rename(e.name) == e.name:
-            raise
-        renamed = type(e).__new__(type(e))  # its class kept (a WriteFailed stays one: its exit status, fallback)
-        renamed.__dict__.update(e.__dict__)
-        renamed.name = rename(e.name)
-        renamed.args = (f"parameter '{renamed.name}': {e.rule}",)
-        raise renamed from None
+    line, :func:`name_of` for a sweep file); the library names spec fields (:func:`sfltheory.errors.renamed`)."""
+    return renamed(rename)
 
 
 # --- checked conversions (each error names the field) -------------------------------------------------------------

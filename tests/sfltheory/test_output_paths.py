@@ -8,7 +8,7 @@ import errno
 import json
 import os
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from sfltheory.cli import main
 from sfltheory.errors import ParameterError
 from sfltheory.outputs import WriteFailed, check_dir, check_file, keep, write_text
 from tests import refusal
+from tests.refusal import failing_under
 
 THM41 = ["L=1", "F=1", "T=10", "tau=2", "d_c=1", "d_s=1", "eta=1e-3", "sigma_c2=1", "sigma_s2=1", "lam=0.1"]
 ROOT = os.geteuid() == 0  # root writes anywhere: chmod does not make a folder unwritable
@@ -96,17 +97,6 @@ def test_a_folder_where_probing_fails_is_refused(tmp_path: Path, monkeypatch: py
 
 
 # --- a write that fails after the work ----------------------------------------------------------------------------
-def failing_under(folder: Path, real: Callable[..., Any]) -> Callable[..., Any]:
-    """``real`` that raises ENOSPC for a path under ``folder`` (a full disk there) and works elsewhere."""
-
-    def write(path: Any, *args: Any, **kw: Any) -> Any:
-        if Path(path).resolve().is_relative_to(folder.resolve()):
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real(path, *args, **kw)
-
-    return write
-
-
 def test_write_text_keeps_the_text_in_a_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(outputs, "write_atomic", failing_under(tmp_path, outputs.write_atomic))
     with pytest.raises(WriteFailed, match=r"parameter '--out': cannot write .*No space left on device; the result is "

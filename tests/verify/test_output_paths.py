@@ -4,19 +4,18 @@ after the work (a full disk) keeps the result in a fallback named in the one-lin
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from sfltheory import outputs
 from tests import refusal
+from tests.refusal import failing_under
 from verify.app import main
 
 MEASURE = ["measure", "--model", "cnn", "--data", "synthetic:n=48,shape=1x8x8,classes=10", "--cut", "conv2", "--quiet"]
@@ -75,17 +74,6 @@ def dir_cases(p: types.SimpleNamespace) -> list[tuple[str, str]]:
         (str(p.ro), "permission denied"),
         (f"{p.ro}/new", "permission denied"),
     ]
-
-
-def failing_under(folder: Path, real: Callable[..., Any]) -> Callable[..., Any]:
-    """``real`` that raises ENOSPC for a path under ``folder`` (a full disk there) and works elsewhere."""
-
-    def write(path: Any, *args: Any, **kw: Any) -> Any:
-        if Path(path).resolve().is_relative_to(folder.resolve()):
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real(path, *args, **kw)
-
-    return write
 
 
 def saved_in(line: str) -> Path:

@@ -30,7 +30,7 @@ from sfltheory import variants as var
 from sfltheory.atomic import atomic_path, write_atomic
 from sfltheory.constants import Constants, Estimate
 from sfltheory.errors import ParameterError
-from sfltheory.outputs import keep, write_reason
+from sfltheory.outputs import failed, write_reason
 from sfltheory.variants import with_variant
 from verify.ops.objective import LossFn, Objective, per_sample_loss
 
@@ -247,11 +247,5 @@ def _save(
         write_atomic(odir / "trajectory.json", json.dumps(doc, indent=1, default=str) + "\n")
     except (OSError, RuntimeError) as e:  # a full disk (torch.save's RuntimeError): the points measured are kept
         reason = f"{write_reason(e, odir)} (at step {step}; the last checkpoint there is intact)"
-
-        def fallback(q: Path) -> Path:
-            if q == odir:  # the destination that just failed: its reason is the one to report
-                raise OSError(reason) from None
-            write_atomic(q / "trajectory.json", json.dumps(doc, indent=1, default=str) + "\n")
-            return q
-
-        keep("measure.run_dir", odir, fallback, folder=True)
+        text = json.dumps(doc, indent=1, default=str) + "\n"
+        failed("measure.run_dir", odir, reason, lambda q: write_atomic(q / "trajectory.json", text), folder=True)

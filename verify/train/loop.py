@@ -33,7 +33,7 @@ import torch
 
 from sfltheory.atomic import atomic_path, write_atomic
 from sfltheory.errors import ParameterError
-from sfltheory.outputs import keep, write_reason
+from sfltheory.outputs import failed, write_reason
 from sfltheory.plan.timemodel import TimeModel
 from verify.ops import tree
 from verify.ops.tree import Params
@@ -352,22 +352,15 @@ def run(
 
 def kept(outdir: Path, e: BaseException, partial: Run, saved: int | None) -> NoReturn:
     """Stop a run whose checkpoint or run.json could not be written (``e``): its records so far are written to a
-    fallback folder (:func:`sfltheory.outputs.keep`) and the one-line error names ``--out``, the reason, the round
+    fallback folder (:func:`sfltheory.outputs.failed`) and the one-line error names ``--out``, the reason, the round
     reached, the last checkpoint (written atomically: intact) and the fallback. Raises WriteFailed."""
     t = len(partial.records) - 1
     last = f"the checkpoint there holds t = {saved}, intact" if saved is not None else "no checkpoint was written"
     how = "stopped" if partial.status == "running" else f"ended ({partial.status})"
     reason = f"{write_reason(e, outdir)} (the run {how} at t = {t}; {last})"
 
-    def write(q: Path) -> Path:
-        if q == outdir:  # the destination that just failed: its reason is the one to report
-            raise OSError(reason)
-        r = dataclasses.replace(partial, message=f"{outdir} could not be written: {reason}")
-        r.to_json(q / "run.json")
-        return q
-
-    keep("--out", outdir, write, folder=True)
-    raise AssertionError("unreachable: keep raises WriteFailed when the first write fails")
+    r = dataclasses.replace(partial, message=f"{outdir} could not be written: {reason}")
+    failed("--out", outdir, reason, lambda q: r.to_json(q / "run.json"), folder=True)
 
 
 def truncated_dir(out: str | Path, T: int) -> Path:
