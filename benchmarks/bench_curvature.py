@@ -16,7 +16,8 @@ reference lambda_max is ours at tol 1e-7 of ||H||. Each method runs once per see
 interleaved, and times are medians over seeds; every time includes building the kept graph. Ours: ``lanczos``
 with a convergence test after every product (estimated eigenvalue error and the change over the last product
 both below ``tol`` x ||H||), on kept first-order graphs (``retain=True``, as PyHessian) or rebuilding them per
-product (the default when they do not fit in memory).
+product (the default when they do not fit in memory: by double backward or forward-over-reverse, whichever
+``verify.ops.hvp.product_speeds`` measured faster on one chunk).
 
 Run: python benchmarks/bench_curvature.py [--batch 512] [--seeds 3] [--threads N]
 """
@@ -175,7 +176,7 @@ def main() -> None:
     configs: list[tuple[str, Callable[[int], Callable[[], tuple[float, int]]]]] = [
         (f"{base_label}, tol 1e-3", lambda s: base(1e-3, s)),
         (f"ours, Lanczos tol {a.tol:g}, retain=True", lambda s: ours(a.tol, True, s)),
-        (f"ours, Lanczos tol {a.tol:g}, products rebuilding the graph", lambda s: ours(a.tol, False, s)),
+        (f"ours, Lanczos tol {a.tol:g}, no kept graph (the measured faster product)", lambda s: ours(a.tol, False, s)),
         (
             f"ours, Lanczos tol {a.tol:g}, lambda_max and lambda_min in one run, retain=True",
             lambda s: ours(a.tol, True, s, ("largest", "smallest")),
@@ -189,7 +190,8 @@ def main() -> None:
 
     # cost of one product, each path (min of 3)
     v = torch.randn(obj.size())
-    t_hvp = per_product(lambda: HessianOperator(obj).mv(v))
+    t_hvp = per_product(lambda: HessianOperator(obj, method="reverse").mv(v))
+    t_fwd = per_product(lambda: HessianOperator(obj, method="forward").mv(v))
     kept = HessianOperator(obj, retain=True)
     t_kept = per_product(lambda: kept.mv(v))
     params = [p for p in model.parameters()]
@@ -206,8 +208,8 @@ def main() -> None:
         f"reference lambda_max = {ref.value:.7g} (residual {ref.residual:.2g}, {ref.matvecs} products, {t_ref:.1f} s)"
     )
     print(
-        f"one product: rebuilding the graph (chunk {a.chunk}) {t_hvp:.3f} s, kept graph {t_kept:.3f} s, "
-        f"PyHessian's double backward {t_pyh:.3f} s"
+        f"one product: double backward rebuilding the graph (chunk {a.chunk}) {t_hvp:.3f} s, forward-over-reverse "
+        f"{t_fwd:.3f} s, kept graph {t_kept:.3f} s, PyHessian's double backward {t_pyh:.3f} s"
     )
     print()
     t_base = statistics.median(r[2] for r in rows[configs[0][0]])

@@ -22,7 +22,7 @@ import torch
 from torch import Tensor
 
 from sfltheory.errors import ParameterError
-from verify.ops.hvp import HessianOperator
+from verify.ops.hvp import LABELS, HessianOperator
 from verify.ops.objective import Objective
 
 ENDS = ("largest", "smallest")
@@ -114,7 +114,7 @@ def dense_spectrum(op: HessianOperator) -> Spectrum:
     dev, bdt = op.obj.device, basis_dtype(op.obj.dtype)
     H = op.dense().numpy()
     w_, V_ = np.linalg.eigh((H + H.T) / 2)
-    how = f"dense ({n} columns) + eigh"
+    how = f"dense ({n} columns by {LABELS[op.method]}) + eigh"
     ends = []
     for j in (-1, 0):
         r = float(np.linalg.norm(H @ V_[:, j] - w_[j] * V_[:, j]))
@@ -164,7 +164,7 @@ class KrylovBasis:
     def started(cls, v0: Tensor, ncv: int) -> KrylovBasis:
         V = torch.zeros(ncv + 1, v0.shape[0], dtype=v0.dtype, device=v0.device)
         V[0] = v0
-        return cls(V, np.zeros((ncv + 1, ncv + 1)))
+        return cls(V, np.zeros((ncv + 1, ncv + 1)), w=torch.zeros_like(v0))
 
     @property
     def projection(self) -> np.ndarray:
@@ -339,7 +339,7 @@ def lanczos(
     basis = KrylovBasis.started(start_vector(op, seed, start), ncv)
     test = EndTest(tol, float(torch.finfo(op.obj.dtype).eps))
     keep = restart_keep(ncv, which)
-    method = f"Lanczos (thick restart, ncv={ncv}, tol={tol:g} of ||H||, {start} start)"
+    method = f"Lanczos (thick restart, ncv={ncv}, tol={tol:g} of ||H||, {start} start; products by {LABELS[op.method]})"
     cycles = 0
     while True:
         basis.expand(op)

@@ -53,7 +53,7 @@ from sfltheory.errors import ParameterError
 from sfltheory.variants import with_variant
 from verify.data import partition as make_partition
 from verify.models.forward import INPUT_SHAPE, MODEL
-from verify.ops.hvp import HessianOperator
+from verify.ops.hvp import HessianOperator, placed
 from verify.ops.objective import LossFn, Objective, OutputSelector, Params
 from verify.ops.zo import FORMS
 from verify.split import Split
@@ -236,7 +236,7 @@ def measure(
     fobj = obj.with_clients(cl)  # f = (1/M) sum_m f_m, clients weighing equally: L, L[min], L[part], kappa, F
     if "eps2" in groups and len(cl) < 2:
         raise ParameterError("clients", "heterogeneity (eps2, B2, G2) needs at least 2 clients")
-    x = dict(obj.params0 if params is None else params)
+    x = placed(obj, obj.params0 if params is None else params)  # a point given on the CPU, on the objective's device
     parts = list(sp.names)
     bar = Progress(progress, step_count(groups, len(cl), parts))
     c = Constants()
@@ -478,8 +478,10 @@ def _curvature(
     other two thirds on the sketch that the Lanczos basis replaces). Estimating every part's trace from the
     whole-model products instead (``trace.block_traces``: no product per part) had 3-4x the standard error on
     the README example (client part 2.2-3.2 against 0.5-0.7, server 3.4-3.9 against 2.1-2.4, 10 probes), from the
-    off-diagonal blocks. First-order graphs are kept between products when they fit in 2 GiB
-    (``HessianOperator(retain="auto")``) and shared by the views.
+    off-diagonal blocks. The products' method is measured on one chunk (``HessianOperator(retain="auto")``,
+    ``verify.ops.hvp.product_speeds``): first-order graphs kept between products and shared by the views when they
+    fit in 2 GiB and a product through them beats forward-over-reverse, else the faster of forward-over-reverse and
+    a double backward rebuilding each chunk's graph.
     """
     views: list[str | None] = [None] if parts == ["all"] else [None, *parts]
     ends = tuple(e for e, gs in (("largest", {"L", "kappa"}), ("smallest", {"L_min", "kappa"})) if groups & gs)

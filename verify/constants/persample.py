@@ -18,8 +18,9 @@ Two engines:
   has g_i = \\sum_p b_{ip} a_{ip}^T; it is either formed, one layer at a time (cost P * out * in per sample),
   or its norm taken from Gram matrices, \\lVert g_i\\rVert^2 = \\sum_{p,q} (a_{ip}\\cdot a_{iq})(b_{ip}\\cdot b_{iq})
   (cost P^2 (out + in)), whichever is cheaper for that layer; a convolution's patches a_{ip} are formed a
-  slice of samples at a time. Supported: ``nn.Linear``, ``nn.Conv1d``, ``nn.Conv2d``,
-  ``nn.BatchNorm1d``/``nn.BatchNorm2d`` with running statistics. Memory beyond the usual forward/backward:
+  slice of samples at a time. Supported: ``nn.Linear``, ``nn.Conv1d``, ``nn.Conv2d``, ``nn.BatchNorm1d``/``2d``
+  with running statistics (read from the objective's copies, ``obj.fixed``, on its device and in its dtype, never
+  from the module, which may be elsewhere). Memory beyond the usual forward/backward:
   one layer's per-sample gradients for the chunk (formed layers only) and 2^24 numbers of patches.
 * ``"vmap"``: ``vmap(grad(l_i))`` over a chunk, chunk x d at a time. Any model ``functional_call`` runs and
   torch.func can batch (not ``nn.RNN``/``nn.GRU``/``nn.LSTM``: torch has no batching rule for them).
@@ -114,15 +115,13 @@ Contrib = list[tuple[str, Tensor, Tensor | None]]  # (parameter name, raw (B,), 
 
 
 class _Layer:
-    """One module that owns trainable parameters: its local -> full parameter names and the captured input."""
+    """One module that owns trainable parameters: its local -> full parameter names, its buffers as the objective
+    holds them (``obj.fixed``: on its device, in its dtype; the module's own may be on the CPU), the captured input."""
 
-    def __init__(self, module: nn.Module, names: dict[str, str]) -> None:
-        self.module = module
-        self.names = names  # local name ("weight", "bias") -> name in the objective
-        self.calls = 0
-        self.fired = False  # its output's gradient hook ran
-        self.input: Tensor | None = None
-        self.version = 0  # the input's version counter when stored
+    def __init__(self, module: nn.Module, names: dict[str, str], fixed: dict[str, Tensor]) -> None:
+        self.module, self.names, self.fixed = module, names, fixed  # names: local ("weight") -> the objective's
+        self.calls, self.fired = 0, False  # calls in this forward; whether its output's gradient hook ran
+        self.input, self.version = cast(Tensor | None, None), 0  # the input and its version counter when stored
 
 
 def _finish(
@@ -244,7 +243,7 @@ def _bn_rule(layer: _Layer, a: Tensor, b: Tensor, center: Mapping[str, Tensor] |
     out: Contrib = []
     b3 = b.reshape(B, C, -1)
     if "weight" in layer.names:
-        rm, rv = cast(Tensor, m.running_mean), cast(Tensor, m.running_var)
+        rm, rv = layer.fixed["running_mean"], layer.fixed["running_var"]  # not m.running_*: maybe on another device
         xhat = (a.reshape(B, C, -1) - rm.view(1, C, 1)) * torch.rsqrt(rv.view(1, C, 1) + m.eps)
         out.append(_finish((b3 * xhat).sum(2), layer.names["weight"], center))
     if "bias" in layer.names:
@@ -311,7 +310,10 @@ def hooks_layers(obj: Objective) -> dict[str, _Layer]:
             raise _Unsupported(f"it has no per-sample rule for {type(mod).__name__} (module '{qual or 'root'}')")
         if isinstance(mod, nn.BatchNorm1d | nn.BatchNorm2d) and mod.running_mean is None:
             raise _Unsupported(f"{type(mod).__name__} '{qual}' keeps no running statistics (eval mode uses the batch)")
-        layers[qual] = _Layer(mod, local)
+        fixed = {ln: obj.fixed.get(f"{qual}.{ln}" if qual else ln) for ln, _ in mod.named_buffers(recurse=False)}
+        if any(t is None for t in fixed.values()):  # registered under another name first (shared with a module)
+            raise _Unsupported(f"module '{qual}' shares a buffer with another module")
+        layers[qual] = _Layer(mod, local, cast(dict[str, Tensor], fixed))
     return layers
 
 

@@ -310,9 +310,16 @@ class Objective:
         """The context for building graphs that will be differentiated twice (math attention kernel)."""
         return math_attention()
 
+    def placed(self, tensors: Mapping[str, Tensor]) -> Params:
+        """``tensors`` detached, on the objective's device, floating ones in its dtype (integer ones keep theirs):
+        the one place a point or direction given elsewhere (a run's parameters on the CPU) moves to the objective."""
+        return {
+            k: t.detach().to(self.device, self.dtype if t.is_floating_point() else t.dtype) for k, t in tensors.items()
+        }
+
     def value(self, params: Mapping[str, Tensor] | None = None, idx: Tensor | None = None) -> float:
         """f(x): the objective (or the mean loss over ``idx``)."""
-        p = self.params0 if params is None else params
+        p = self.params0 if params is None else self.placed(params)
         it, scale = self.terms(idx)
         with torch.no_grad():
             total = sum(float(self.weighted_sum(p, X, y, w)) for X, y, w in it)
@@ -320,7 +327,7 @@ class Objective:
 
     def grad(self, params: Mapping[str, Tensor] | None = None, idx: Tensor | None = None) -> Params:
         """The gradient of the objective (or of the mean loss over ``idx``), by parameter name."""
-        p = dict(self.params0 if params is None else params)
+        p = dict(self.params0) if params is None else self.placed(params)
         g = grad(self.weighted_sum)
         out = {k: torch.zeros_like(v) for k, v in p.items()}
         it, scale = self.terms(idx)

@@ -19,7 +19,7 @@ from sfltheory.errors import ParameterError  # noqa: E402
 from verify.constants.curvature import dense_hessian, effective_rank, extreme_eigenvalue, secant_smoothness  # noqa: E402
 from verify.constants.lanczos import lanczos  # noqa: E402
 from verify.constants.trace import block_traces, hessian_trace  # noqa: E402
-from verify.ops.hvp import HessianOperator, hessian_vector_product  # noqa: E402
+from verify.ops.hvp import HessianOperator, forward_over_reverse_product, hessian_vector_product  # noqa: E402
 from verify.ops.objective import Objective  # noqa: E402
 from verify.split import Split  # noqa: E402
 
@@ -112,7 +112,14 @@ def test_the_hessian_vector_product_is_the_operators_product() -> None:
     flat_v = torch.cat([v[n].reshape(-1) for n in names])
     whole = hessian_vector_product(obj, obj.params0, v)
     np.testing.assert_array_equal(
-        torch.cat([whole[n].reshape(-1) for n in names]).numpy(), HessianOperator(obj).mv(flat_v)
+        torch.cat([whole[n].reshape(-1) for n in names]).numpy(), HessianOperator(obj, method="reverse").mv(flat_v)
+    )
+    # and forward-over-reverse, the operator's other method, the same product to rounding
+    fwd = forward_over_reverse_product(obj, obj.params0, some)
+    np.testing.assert_allclose(torch.cat([fwd[n].reshape(-1) for n in names]).numpy(), H @ full, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(
+        torch.cat([forward_over_reverse_product(obj, obj.params0, v)[n].reshape(-1) for n in names]).numpy(),
+        HessianOperator(obj, method="forward").mv(flat_v),
     )
 
 

@@ -210,3 +210,52 @@ def test_errors() -> None:
     with pytest.raises(ParameterError) as e:
         measure(model, nn.MSELoss(reduction="sum"), (X, y[:5]), what=["F"], device="cpu")
     assert e.value.name == "data"
+
+
+def bn_cnn_data() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    """A small CNN with BatchNorm2d/1d (running statistics set away from 0 and 1), float64, 3 classes."""
+    torch.manual_seed(5)
+    model = nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.Flatten(), nn.BatchNorm1d(12),
+                          nn.Linear(12, 3)).double()  # fmt: skip
+    for m in (model[1], model[4]):
+        assert isinstance(m, nn.BatchNorm1d | nn.BatchNorm2d)
+        nn.init.uniform_(m.running_mean, -1, 1)  # type: ignore[arg-type]
+        nn.init.uniform_(m.running_var, 0.5, 2)  # type: ignore[arg-type]
+    return model, torch.randn(24, 2, 4, 4, dtype=torch.float64), torch.randint(0, 3, (24,))
+
+
+ALL_GROUPS = ["L", "L_min", "sigma2", "eps2", "kappa", "F", "gradnorm2_f", "zo", "L_clients"]
+
+
+def test_measure_reads_only_the_objectives_tensors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23: ``measure --device cuda`` failed where an estimator read the module's own tensors (left on the
+    CPU) instead of the objective's device copies. Here every objective ``measure`` builds runs a copy of the
+    module moved to the meta device, where any such read raises as cuda vs cpu did; every group, every part,
+    must give what the plain measurement gives (the same arithmetic: equal to rounding)."""
+    import copy
+    import importlib
+
+    from verify.ops.objective import Objective
+
+    measure_module = importlib.import_module(
+        "verify.constants.measure"
+    )  # the module (the package exports the function)
+
+    model, X, y = bn_cnn_data()
+    kw = {"what": ALL_GROUPS, "clients": 2, "lam": 1e-3, "zo_reps": 4, "device": "cpu", "tol": 1e-6, "batch": 4}
+    split = {"client": ["0", "1"], "server": ["4", "5"]}
+    plain = measure(model, nn.CrossEntropyLoss(), (X, y), split, **kw)  # type: ignore[arg-type]
+
+    class OnMeta(Objective):
+        def __init__(self, model: nn.Module, *a: object, **k: object) -> None:
+            super().__init__(model, *a, **k)  # type: ignore[arg-type]
+            self.model = copy.deepcopy(model).to("meta")
+
+    monkeypatch.setattr(measure_module, "Objective", OnMeta)
+    meta = measure(model, nn.CrossEntropyLoss(), (X, y), split, **kw)  # type: ignore[arg-type]
+    keys = dict(plain.items())
+    assert len(keys) > 30 and set(keys) == set(dict(meta.items()))
+    assert any(k.startswith("kappa[") for k in keys) and "L[clients]" in keys and "zo_mse[client]" in keys
+    for k, est in meta.items():
+        assert est.value == pytest.approx(keys[k].value, rel=1e-7, abs=1e-10), k
+    assert "hooks engine" in keys["sigma2"].method  # the batch-norm rule ran

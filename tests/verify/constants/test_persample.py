@@ -528,3 +528,45 @@ def test_against_backpack() -> None:
         var = sum(float(named[n].variance.sum()) for n in names)
         close(res.raw[part], l2)
         assert float(res.centred[part].mean()) == pytest.approx(var, rel=1e-10)
+
+
+@pytest.mark.parametrize(("engine", "ghost"), [("hooks", True), ("hooks", False), ("vmap", None), ("loop", None)])
+@pytest.mark.parametrize("name", ["mlp", "cnn", "conv1d", "seq", "resblock"])
+def test_engines_read_only_the_objectives_tensors(
+    name: str, engine: str, ghost: bool | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23: on CUDA the batch-norm rule mixed cuda:0 activations with running statistics read from the module,
+    which stays on the CPU (the objective holds device copies in ``obj.fixed``). Here the module is moved to the
+    meta device after the objective is built, so any read of a module's own tensor mixes devices and raises as
+    cuda vs cpu did (the old rule raised "Tensor on device meta is not on the expected device cpu"). Every engine
+    and every layer rule (Linear 2-D/3-D, Conv1d/2d with groups, dilation, reflect padding, BatchNorm1d/2d) in both
+    of its paths, against the per-sample loop run before the move."""
+    obj = build(name)
+    gbar = obj.grad()
+    raw, cen, gsum = loop(obj, gbar)
+    obj.model.to("meta")
+    assert all(t.device.type == "meta" for t in obj.model.state_dict().values())
+    if ghost is not None:  # the hooks engine's formed and Gram paths in turn, patches a few samples at a time
+        monkeypatch.setattr(ps, "_use_ghost", lambda *_: ghost)
+        monkeypatch.setattr(ps, "UNFOLD_BUDGET", 1000)
+    res = persample_norms(obj, center=gbar, engine=engine)
+    assert res.engine == engine
+    for part in raw:
+        close(res.raw[part], raw[part])
+        close(res.centred[part], cen[part])
+    for k in gsum:
+        close(res.grad_sum[k], gsum[k])
+
+
+def test_batchnorm_rule_reads_the_objectives_statistics() -> None:
+    # the same bug, seen as values: statistics changed on the module after the objective copied them (float32
+    # module, float64 objective: a copy) must not enter the rule; the loop reference uses the objective's own
+    torch.manual_seed(3)
+    model = nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.Flatten(), nn.Linear(12, 2))
+    randomise_bn(model)
+    X = torch.randn(5, 2, 4, 4, dtype=DT)
+    obj = Objective(model, nn.CrossEntropyLoss(), X, torch.randint(0, 2, (5,)), device="cpu", dtype=DT)
+    raw, _, _ = loop(obj)
+    model[1].running_mean.add_(5.0)
+    model[1].running_var.mul_(9.0)
+    close(persample_norms(obj, engine="hooks").raw["all"], raw["all"])
