@@ -15,6 +15,11 @@ from torch import Tensor
 Params = dict[str, Tensor]
 
 
+def _device(a: Mapping[str, Tensor]) -> torch.device:
+    """Where the tree's tensors are (the CPU for an empty tree)."""
+    return next(iter(a.values())).device if a else torch.device("cpu")
+
+
 def clone(a: Mapping[str, Tensor]) -> Params:
     return {k: v.detach().clone() for k, v in a.items()}
 
@@ -38,7 +43,7 @@ def scale(a: Mapping[str, Tensor], c: float | Tensor) -> Params:
 
 def sqnorm(a: Mapping[str, Tensor]) -> Tensor:
     """``||a||^2`` over every tensor of the tree (a 0-d tensor, in float64)."""
-    return sum((v.double().pow(2).sum() for v in a.values()), torch.zeros((), dtype=torch.float64))
+    return sum((v.double().pow(2).sum() for v in a.values()), torch.zeros((), dtype=torch.float64, device=_device(a)))
 
 
 def sqnorm_batched(a: Mapping[str, Tensor]) -> Tensor:
@@ -51,7 +56,8 @@ def sqnorm_batched(a: Mapping[str, Tensor]) -> Tensor:
 
 
 def dot(a: Mapping[str, Tensor], b: Mapping[str, Tensor]) -> Tensor:
-    return sum(((a[k].double() * b[k].double()).sum() for k in a), torch.zeros((), dtype=torch.float64))
+    start = torch.zeros((), dtype=torch.float64, device=_device(a))
+    return sum(((a[k].double() * b[k].double()).sum() for k in a), start)
 
 
 def mean(trees: Sequence[Mapping[str, Tensor]], weights: Sequence[float] | None = None) -> Params:

@@ -40,6 +40,26 @@ reference loops call them per client and the batched paths ``torch.func.vmap`` t
 * :func:`estimate` is the whole estimator for an f that one party evaluates. MU-SplitFed's client splits its
   evaluation across the cut (perturbed embeddings up, loss differences down), so it calls the pieces.
 
+Where the Gaussian draws come from (``draws``, an algorithm parameter of both algorithms, :data:`DRAWS`):
+
+* ``"device"`` (:data:`DEVICE_DRAWS`): client m's P draws of a tree for one (purpose, step) are one call,
+  ``torch.randn((P, d))`` on the parameters' device and in their dtype, from a ``torch.Generator`` of that device
+  seeded from (seed, round, "randn_block", purpose, step, m) (``Context.randn_block``), the flat block split into
+  the tree's tensors by :func:`split_flat`. Reproducible on one device; another device (CUDA's Philox against the
+  CPU's Mersenne twister) or dtype gives other numbers. The unit is one client: CUDA assigns Philox numbers by
+  thread layout, which depends on the tensor's size, so a block of every client could not be cut per client (the
+  per-client loop) or per memory chunk without changing the numbers. Per client, the loop draws exactly the
+  batched path's slice and any chunking of the clients (:func:`client_chunks`) draws the same numbers.
+* ``"cpu"`` (:data:`CPU_DRAWS`): one CPU generator per (client, step, perturbation), float64, then cast and moved
+  (``Context.randn_like``): the same numbers on every device and dtype, the curves of runs made before the
+  device draws existed, at one generator and one call per client, perturbation and step
+  (:func:`per_client_draws`).
+
+Memory: a batched round holds about :data:`DRAW_COPIES` copies of P draws of the perturbed parts per client
+(M P d values: 3.5 GB in float32 for M = 4, P = 100, d = 2.2M), so the algorithms run the clients in consecutive
+chunks of at most ``memory_budget // per_client`` clients (:func:`client_chunks`; all M while they fit), with the
+same numbers.
+
 The arithmetic is the algorithms': :math:`u = z \cdot (r/\sqrt{\sum z^2})` with r the law's radius, coefficients
 :math:`\delta_p/(2\lambda P)` and :math:`(s/\lambda)(f_p - f_0)/P`, and the average a ``tensordot`` of the
 coefficients with the stacked directions.
@@ -47,14 +67,17 @@ coefficients with the stacked directions.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import torch
 from torch import Tensor
 from torch.func import vmap
 
+from sfltheory.errors import ParameterError
 from verify.ops import tree
+from verify.ops.clients import chunk_for, memory_budget
 from verify.ops.tree import Params
 
 SPSA, FORWARD = "spsa", "forward"
@@ -63,12 +86,53 @@ UNIT_SPHERE, SQRT_D_SPHERE, GAUSSIAN = "unit_sphere", "sqrt_d_sphere", "gaussian
 LAWS = (UNIT_SPHERE, SQRT_D_SPHERE, GAUSSIAN)
 # The law each seed pairs with its form: MU-SplitFed eq. (3) and HERON-SFL eq. (2) with Definition 1.
 LAW_OF_FORM = {SPSA: SQRT_D_SPHERE, FORWARD: UNIT_SPHERE}
+DEVICE_DRAWS, CPU_DRAWS = "device", "cpu"
+DRAWS = (DEVICE_DRAWS, CPU_DRAWS)
+# Copies of one client's P draws a batched zeroth-order step holds at once: the draws, the directions and the two
+# perturbed points x +- lam u (the forward difference holds one; the estimate reuses the directions).
+DRAW_COPIES = 4
 
 
 def gaussian_draws(sample: Callable[[int], Mapping[str, Tensor]], P: int) -> Params:
     """The P Gaussian draws ``sample(0), ..., sample(P - 1)`` of a tree, stacked on a leading P axis (called in
     that order, so a generator-backed ``sample`` is consumed as a loop over p would consume it)."""
     return tree.stack([sample(p) for p in range(P)])
+
+
+def per_client_draws(sample: Callable[[int, int], Mapping[str, Tensor]], clients: Sequence[int], P: int) -> Params:
+    """The CPU draws: ``sample(m, p)`` for each client m of ``clients`` and p = 0..P-1, stacked on leading axes
+    (client, perturbation)."""
+    return tree.stack([gaussian_draws(functools.partial(sample, m), P) for m in clients])
+
+
+def split_flat(z: Tensor, like: Mapping[str, Tensor]) -> Params:
+    """A flat draw ``z`` of shape ``(..., d)``, d the size of ``like``, as a tree shaped like ``like`` with the
+    leading axes of ``z``: views of consecutive pieces, in the key order of ``like``."""
+    d = tree.numel(like)
+    if z.shape[-1] != d:
+        raise ParameterError("z", f"a flat draw of a tree of {d} values must have {d} on its last axis ({z.shape[-1]})")
+    lead, out, i = z.shape[:-1], {}, 0
+    for k, v in like.items():
+        out[k] = z[..., i : i + v.numel()].view(*lead, *v.shape)
+        i += v.numel()
+    return out
+
+
+def client_chunks(M: int, per_client: int, device: torch.device, budget: int | None = None) -> list[list[int]]:
+    """Clients 0..M-1 in consecutive chunks of at most ``memory_budget // per_client`` (at least one) clients,
+    ``per_client`` the bytes one client's draws occupy (:data:`DRAW_COPIES` times its blocks): the chunks of a
+    batched round whose draws would not fit at once (``budget``: the ceiling, default
+    :func:`verify.ops.clients.memory_budget`'s). The draws are per client, so the numbers do not depend on the
+    chunks."""
+    c = chunk_for(per_client, memory_budget(device, budget), M)
+    return [list(range(s, min(s + c, M))) for s in range(0, M, c)]
+
+
+def directions_batched(z: Mapping[str, Tensor], law: str) -> tuple[Params, float]:
+    """:func:`directions` of stacked draws with a leading client axis (client, perturbation, ...)."""
+    d = sum(math.prod(v.shape[2:]) for v in z.values())
+    u: Params = vmap(lambda w: directions(w, law)[0])(dict(z))
+    return u, float(d) if law == UNIT_SPHERE else 1.0
 
 
 def directions(z: Mapping[str, Tensor], law: str) -> tuple[Params, float]:

@@ -22,7 +22,7 @@ quadratic, measured on a model), as the same :class:`sfltheory.constants.Constan
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +93,12 @@ class Problem(ABC):
     @abstractmethod
     def sample(self, m: int, size: int, gen: torch.Generator) -> Batch:
         """``size`` samples of client ``m`` drawn without replacement (all of them when it holds fewer)."""
+
+    def sample_many(self, clients: Sequence[int], gens: Sequence[Sequence[torch.Generator]], size: int) -> Batch:
+        """The mini-batches ``sample(clients[i], size, gens[i][k])`` stacked on axes (client, step, sample), padded
+        and masked when ragged. A problem that can gather them in one call overrides this (same numbers)."""
+        rows = zip(clients, gens, strict=True)
+        return Batch.stack([Batch.stack([self.sample(m, size, g) for g in row]) for m, row in rows])
 
     @abstractmethod
     def full_gradient(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> FullGradient: ...

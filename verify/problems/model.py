@@ -21,8 +21,10 @@ from sfltheory.constants import Constants
 from sfltheory.errors import ParameterError, SflTheoryError
 from verify.constants.measure import DEFAULT_WHAT, group_of_key, measure
 from verify.models import enumerate_blocks, model_cuts, resolve_cut
+from verify.models.recurrent import vmappable_rnns_
 from verify.ops import tree
 from verify.ops.batch import Batch
+from verify.ops.clients import free_bytes
 from verify.ops.tree import Params
 
 from .base import FullGradient, Point, Problem
@@ -61,7 +63,10 @@ class ModelProblem(Problem):
     is: the client gets the blocks up to the cut and the parameterless ones after it) or :meth:`from_parts`
     (your own client and server modules). Batch norm is used with batch statistics throughout (its running
     statistics are not tracked: ``torch.func.replace_all_batch_norm_modules_``), since a running-statistics
-    buffer is state that is not a parameter and would differ per client.
+    buffer is state that is not a parameter and would differ per client. Recurrent layers (``nn.RNN``, ``nn.GRU``,
+    ``nn.LSTM``) are made vmappable (:func:`verify.models.recurrent.vmappable_rnns_`: the same parameters, the
+    documented equations step by step), since torch has no batching rule for their fused kernels; with
+    ``vmappable_rnns=False`` they keep torch's kernels and only the per-client loop can run them.
     """
 
     def __init__(
@@ -83,6 +88,7 @@ class ModelProblem(Problem):
         eval_samples: int | None = None,
         name: str = "model",
         meta: Mapping[str, Any] | None = None,
+        vmappable_rnns: bool = True,
     ) -> None:
         from torch.func import replace_all_batch_norm_modules_
 
@@ -96,14 +102,22 @@ class ModelProblem(Problem):
         self.M = len(clients)
         self.indices = [idx.long().cpu() for idx in clients]
         mods = [client, server] + ([aux] if aux is not None else [])
-        for mod in mods:
+        for part, mod in zip(("client", "server", "aux"), mods, strict=False):
             replace_all_batch_norm_modules_(mod)
+            if vmappable_rnns:  # torch has no batching rule for aten::gru/lstm/rnn_*: the batched path needs it
+                vmappable_rnns_(mod, prefix=part)
             mod.to(self.device, dtype)
         self.client, self.server, self.aux = client, server, aux
         self.lossf = per_sample(loss)
-        self.X = X.to(dtype) if X.is_floating_point() else X
-        self.y = y
-        self.X_test, self.y_test = X_test, y_test
+        X = X.to(dtype) if X.is_floating_point() else X
+        # The data live on the device when they fit in a quarter of its free memory: a mini-batch is then one
+        # gather there, not a host-to-device copy per client and step (M = 100 clients, K = 2: 200 copies a round).
+        held = sum(t.numel() * t.element_size() for t in (X, y, X_test, y_test) if t is not None)
+        on_device = self.device.type != "cpu" and held <= free_bytes(self.device) // 4
+        self.data_device = self.device if on_device else torch.device("cpu")
+        self.X, self.y = X.to(self.data_device), y.to(self.data_device)
+        self.X_test = None if X_test is None else X_test.to(self.data_device)
+        self.y_test = None if y_test is None else y_test.to(self.data_device)
         self.chunk = chunk
         # The recorded gradient uses every training sample, or a fixed seeded subsample of at most
         # eval_samples per client (the same one every round, so the curve is of one function).
@@ -207,12 +221,36 @@ class ModelProblem(Problem):
     def client_sizes(self) -> tuple[int, ...]:
         return tuple(int(idx.numel()) for idx in self.indices)
 
-    def sample(self, m: int, size: int, gen: torch.Generator) -> Batch:
+    def chosen(self, m: int, size: int, gen: torch.Generator) -> Tensor:
+        """The indices of client ``m``'s mini-batch of ``size`` (all its samples when it holds fewer), on the CPU."""
         idx = self.indices[m]
-        if size < idx.numel():
-            idx = idx[torch.randperm(idx.numel(), generator=gen)[:size]]
+        return idx[torch.randperm(idx.numel(), generator=gen)[:size]] if size < idx.numel() else idx
+
+    def sample(self, m: int, size: int, gen: torch.Generator) -> Batch:
+        idx = self.chosen(m, size, gen).to(self.data_device)
         x = self.X[idx].to(self.device)
         return Batch(x, self.y[idx].to(self.device), torch.ones(idx.numel(), dtype=self.dtype, device=self.device))
+
+    def sample_many(self, clients: Sequence[int], gens: Sequence[Sequence[torch.Generator]], size: int) -> Batch:
+        """:meth:`sample` for every (client, generator), gathered in one call: the indices are drawn on the CPU
+        as :meth:`sample` draws them, padded (weight 0, inputs and targets 0, as :meth:`Batch.stack` pads), and
+        the samples gathered at once on the data's device."""
+        picks = [[self.chosen(m, size, g) for g in row] for m, row in zip(clients, gens, strict=True)]
+        n = max(int(i.numel()) for row in picks for i in row)
+        index = torch.zeros(len(picks), len(picks[0]), n, dtype=torch.long)
+        real = torch.zeros(len(picks), len(picks[0]), n, dtype=torch.bool)
+        for a, row in enumerate(picks):
+            for b, i in enumerate(row):
+                index[a, b, : i.numel()] = i
+                real[a, b, : i.numel()] = True
+        index, real = index.to(self.data_device), real.to(self.data_device)
+        x, y = self.X[index], self.y[index]
+        if not bool(real.all()):
+            x = torch.where(real.reshape(*real.shape, *([1] * (x.ndim - 3))), x, torch.zeros((), dtype=x.dtype,
+                            device=x.device))  # fmt: skip
+            y = torch.where(real.reshape(*real.shape, *([1] * (y.ndim - 3))), y, torch.zeros((), dtype=y.dtype,
+                            device=y.device))  # fmt: skip
+        return Batch(x.to(self.device), y.to(self.device), real.to(self.device, self.dtype))
 
     def full_gradient(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> FullGradient:
         # One pass over the training set: each client's mean gradient, then their equal-weight average.
@@ -220,11 +258,11 @@ class ModelProblem(Problem):
         pss = {k: v.detach().requires_grad_(True) for k, v in ps.items()}
         gc = tree.zeros_like(pcs)
         gs = tree.zeros_like(pss)
-        total = 0.0
+        total = torch.zeros((), dtype=torch.float64, device=self.device)
         for idx in self.eval_indices:
             n = idx.numel()
             for s in range(0, n, self.chunk):
-                sl = idx[s : s + self.chunk]
+                sl = idx[s : s + self.chunk].to(self.data_device)
                 x, y = self.X[sl].to(self.device), self.y[sl].to(self.device)
                 val = self.server_loss(pss, self.client_forward(pcs, x), y).sum() / (n * self.M)
                 grads = torch.autograd.grad(val, [*pcs.values(), *pss.values()])
@@ -232,20 +270,20 @@ class ModelProblem(Problem):
                     gc[k] += g
                 for k, g in zip(pss, grads[len(pcs) :], strict=True):
                     gs[k] += g
-                total += float(val.detach())
-        return FullGradient(total, gc, gs)
+                total += val.detach()
+        return FullGradient(float(total), gc, gs)  # one device-to-host copy, not one per chunk
 
     @torch.no_grad()
     def evaluate(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> dict[str, float]:
         if self.X_test is None or self.y_test is None or self.y_test.is_floating_point():
             return {}
-        correct = 0
+        correct = torch.zeros((), dtype=torch.long, device=self.device)
         n = int(self.X_test.shape[0])
         for s in range(0, n, self.chunk):
             x = self.X_test[s : s + self.chunk].to(self.device, self.dtype)
             out = functional_call(self.server, dict(ps), (self.client_forward(pc, x),))
-            correct += int((out.argmax(1).cpu() == self.y_test[s : s + self.chunk]).sum())
-        return {"test_acc": correct / n}
+            correct += (out.argmax(1) == self.y_test[s : s + self.chunk].to(self.device)).sum()
+        return {"test_acc": int(correct) / n}  # one device-to-host copy, not one per chunk
 
     @property
     def activation(self) -> int:

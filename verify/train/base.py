@@ -18,7 +18,9 @@ definition); timers, checkpoints, recording and sampling live in the loop, never
 Randomness: every draw comes from ``ctx.rng(*keys)``, a generator seeded from the run's seed, the round and
 the keys (client, step, purpose), so a round is a pure function of the state and the seed. Resuming from a
 checkpoint therefore reproduces the uninterrupted curve, and the batched and per-client paths draw the same
-mini-batches and perturbations.
+mini-batches and perturbations. The zeroth-order directions come either from such CPU generators
+(``ctx.randn_like``: the same numbers on every device) or from generators on the problem's device seeded the same
+way, one call per client and purpose (``ctx.randn_block``: fast, reproducible on that device).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from torch import Tensor
 
 from sfltheory.algorithms import algorithm as algorithm_entry
 from sfltheory.errors import ParameterError
+from verify.ops import tree, zo
 from verify.ops.batch import Batch
 from verify.ops.tree import Params
 from verify.problems import Problem
@@ -95,6 +98,19 @@ def eta(name: str = "eta", default: float = 0.01, help: str = "step size") -> Pa
 
 def count(name: str, default: int, help: str, low: int = 1) -> ParamSpec:
     return ParamSpec(name=name, default=default, kind="int", low=low, help=help)
+
+
+def draws(per: str) -> ParamSpec:
+    """Where a zeroth-order algorithm draws its directions (:mod:`verify.ops.zo`); ``per``: what one CPU generator
+    draws for in the ``cpu`` mode (e.g. "(client, step, perturbation)")."""
+    return ParamSpec(
+        name="draws",
+        default=zo.DEVICE_DRAWS,
+        kind="choice",
+        choices=zo.DRAWS,
+        help="device: each client's P Gaussian draws in one call on the problem's device (fast, reproducible on that "
+        f"device); cpu: one float64 CPU generator per {per}, the same curves on every device (verify.ops.zo)",
+    )
 
 
 class SplitAlgorithm(ABC):
@@ -205,6 +221,13 @@ class Context:
         """The mini-batches of several clients, stacked on a leading axis (padded and masked when ragged)."""
         return Batch.stack([self.batch(m, *keys, size=size) for m in clients])
 
+    def batch_grid(self, clients: Sequence[int], steps: int, *keys: Any, size: int | None = None) -> Batch:
+        """The mini-batches of ``clients`` for local steps 0..steps-1, axes (client, step, sample): the batch of
+        client m at step k is ``self.batch(m, k, *keys)``, drawn with the same generators, gathered in one call
+        (:meth:`verify.problems.Problem.sample_many`)."""
+        gens = [[self.rng("batch", m, k, *keys) for k in range(steps)] for m in clients]
+        return self.problem.sample_many(list(clients), gens, size or self.batch_size)
+
     def randn_like(self, like: Mapping[str, Tensor], *keys: Any) -> Params:
         """A standard Gaussian tree shaped like ``like`` (drawn on the CPU in float64, then cast: the same
         numbers on every device and dtype)."""
@@ -212,6 +235,21 @@ class Context:
         return {
             k: torch.randn(v.shape, generator=g, dtype=torch.float64).to(v.device, v.dtype) for k, v in like.items()
         }
+
+    def randn_block(self, like: Mapping[str, Tensor], P: int, clients: Sequence[int], *keys: Any) -> Params:
+        """The zeroth-order estimators' device draws: for each client m of ``clients``, P standard Gaussian draws
+        of the tree ``like`` as one call ``torch.randn((P, d))`` (d the tree's size) on ``like``'s device and in
+        its dtype, from a generator of that device seeded from (seed, round, "randn_block", *keys, m); the flat
+        block split into the tree's tensors in ``like``'s key order (:func:`verify.ops.zo.split_flat`). Stacked on
+        leading axes (client, perturbation). Reproducible on one device (not across devices or dtypes: that is
+        :meth:`randn_like`); a client's numbers do not depend on which other clients are drawn with it."""
+        first = next(iter(like.values()))
+        buf = torch.empty((len(clients), P, tree.numel(like)), dtype=first.dtype, device=first.device)
+        for i, m in enumerate(clients):  # one call per client: see verify.ops.zo ("device" draws) for why
+            seed = derive_seed(self.seed, self.t, "randn_block", *keys, m)
+            gen = torch.Generator(device=first.device).manual_seed(seed)
+            buf[i].normal_(generator=gen)  # what torch.randn((P, d), generator=gen) draws: randn is empty + normal_
+        return zo.split_flat(buf, like)
 
     def upload(self, nbytes: int) -> None:
         self.counters.bytes_up += int(nbytes)
@@ -231,8 +269,10 @@ class RoundRecord:
     """What a run records at the global model x^t (t = 0 is the start; record t follows round t - 1).
 
     ``gradnorm2``: :math:`\\|\\nabla f(x^t)\\|^2` of f = (1/M) sum f_m on the whole training set, with its
-    client and server parts; ``gradnorm2_avg``/``gradnorm2_min``: the running average and minimum over
-    records 0..t (the left-hand sides of the theorems with T = t + 1); counters are cumulative."""
+    client and server parts; ``gradnorm2_avg``/``gradnorm2_min``: the running average and minimum over the
+    records taken so far -- over every t' <= t (the theorems' left-hand sides with T = t + 1) when every round is
+    recorded, over the recorded t' only on a sparser schedule (``record_every`` > 1), which is then not the
+    theorems' left-hand side; counters are cumulative."""
 
     t: int
     gradnorm2: float

@@ -101,3 +101,24 @@ def test_forward_estimate_with_its_scale_on_a_linear_function() -> None:
     batched = zo.estimate(f, x, U, 0.5, form=zo.FORWARD, scale=s, f0=f(x), vec=True)
     for k in est:
         torch.testing.assert_close(batched[k], est[k], rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("law", ["unit_sphere", "sqrt_d_sphere", "gaussian"])
+def test_directions_batched_normalises_each_client_and_perturbation(law: str) -> None:
+    z = {k: torch.stack([tree_draws(3, 4)[k], tree_draws(4, 4)[k]]) for k in ("w", "b")}  # (client, P, ...)
+    U, s = zo.directions_batched(z, law)
+    assert s == (8.0 if law == "unit_sphere" else 1.0)
+    u = torch.cat([U["w"].reshape(2, 4, -1), U["b"]], 2)
+    raw = torch.cat([z["w"].reshape(2, 4, -1), z["b"]], 2)
+    radius = {"unit_sphere": 1.0, "sqrt_d_sphere": math.sqrt(8)}.get(law)
+    if radius is None:
+        assert torch.equal(u, raw)
+    else:  # each (client, p) row is raw / |raw| * radius
+        torch.testing.assert_close(u, raw / raw.norm(dim=2, keepdim=True) * radius, rtol=1e-14, atol=0)
+
+
+def test_split_flat_is_views_in_key_order() -> None:
+    z = torch.arange(2 * 3 * 8, dtype=torch.float64).reshape(2, 3, 8)
+    t = zo.split_flat(z, {"w": torch.zeros(3, 2), "b": torch.zeros(2)})
+    assert torch.equal(t["w"][1, 2], z[1, 2, :6].reshape(3, 2)) and torch.equal(t["b"][0, 1], z[0, 1, 6:])
+    assert t["w"].data_ptr() == z.data_ptr()  # a view: no copy of the draws

@@ -24,7 +24,7 @@ from verify.ops import tree
 from verify.problems import ModelProblem, QuadraticProblem
 from verify.train.algorithms.heron_sfl import HeronSFL
 from verify.train.algorithms.sfl_aux import SflAux
-from verify.train.base import Context, Counters, SplitAlgorithm, State
+from verify.train.base import Context, Counters, SplitAlgorithm, State, derive_seed
 from verify.train.loop import run
 
 torch.set_num_threads(1)
@@ -82,11 +82,13 @@ def assert_states_equal(a: State, b: State, tol: float = 1e-10) -> None:
 
 
 def heron_by_hand(
-    law: str, server: str, cfg: dict[str, Any], seed: int, M: int = 2
+    law: str, server: str, cfg: dict[str, Any], seed: int, M: int = 2, draws: str = "cpu"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """One round of HERON-SFL on the quadratic (sigma2 = 0, so every sample's loss is f_m), by the paper's rules:
     eq. (2) with P directions, eq. (6) as a recursion, uploads at steps 0, l, ..., the server by (44) or (7),
-    the average (8). Directions: the Gaussian draws of keys ("zo", m, k, p, "client"/"aux")."""
+    the average (8). Directions: the Gaussian draws of keys ("zo", m, k, p, "client"/"aux") (``draws="cpu"``), or
+    the documented device block (verify.ops.zo, "device"): client m's P draws of the joint (theta_c, theta_a) at
+    step k are one (P, 3) torch.randn from a generator seeded from (seed, 0, "randn_block", "zo", k, m)."""
     K, P, period, lam, eta_c, eta_s = (cfg[k] for k in ("K", "P", "l", "lam", "eta_c", "eta_s"))
     draw = Context(problem=quad(M), t=0, seed=seed, batch_size=1, batched=False)
     d = 3  # |theta_c| + |theta_a| = 1 + 2
@@ -96,10 +98,12 @@ def heron_by_hand(
         for k in range(K):
             f0 = f(m, z)
             g = np.zeros(3)
+            gen = torch.Generator().manual_seed(derive_seed(seed, 0, "randn_block", "zo", k, m))
+            block = torch.randn(P, d, generator=gen, dtype=torch.float64).numpy()
             for p in range(P):
                 zc = draw.randn_like({"x": torch.zeros(1, dtype=torch.float64)}, "zo", m, k, p, "client")["x"].numpy()
                 za = draw.randn_like({"x": torch.zeros(2, dtype=torch.float64)}, "zo", m, k, p, "aux")["x"].numpy()
-                u = np.concatenate([zc, za])
+                u = np.concatenate([zc, za]) if draws == "cpu" else block[p]
                 s = 1.0
                 if law == "unit_sphere":
                     u, s = u / np.linalg.norm(u), float(d)
@@ -126,13 +130,14 @@ def heron_by_hand(
     return avg[:1], xs, avg[1:], drift
 
 
+@pytest.mark.parametrize("draws", ["cpu", "device"])
 @pytest.mark.parametrize("law", ["unit_sphere", "sqrt_d_sphere", "gaussian"])
 @pytest.mark.parametrize("server", ["sequential", "sum"])
-def test_heron_one_round_by_hand(law: str, server: str) -> None:
+def test_heron_one_round_by_hand(law: str, server: str, draws: str) -> None:
     cfg: dict[str, Any] = dict(K=3, P=2, l=2, lam=0.05, eta_c=0.02, eta_s=0.1)
-    alg = HeronSFL(direction=law, server=server, **cfg)
+    alg = HeronSFL(direction=law, server=server, draws=draws, **cfg)
     state, ctx, metrics = one_round(alg, quad(), t=0, seed=7, batch=2, batched=False)
-    xc, xs, xa, drift = heron_by_hand(law, server, cfg, seed=7)
+    xc, xs, xa, drift = heron_by_hand(law, server, cfg, seed=7, draws=draws)
     np.testing.assert_allclose(vec(state, "client"), xc, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(vec(state, "server"), xs, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(vec(state, "aux"), xa, rtol=1e-12, atol=1e-13)
@@ -146,12 +151,13 @@ def test_heron_one_round_by_hand(law: str, server: str) -> None:
     assert c.bytes_down == 2 * 3 * 8  # the broadcast only: no gradient comes back
 
 
+@pytest.mark.parametrize("draws", ["cpu", "device"])
 @pytest.mark.parametrize("law", ["unit_sphere", "sqrt_d_sphere", "gaussian"])
-def test_heron_expected_step_is_the_gradient(law: str) -> None:
+def test_heron_expected_step_is_the_gradient(law: str, draws: str) -> None:
     """On a quadratic every law's estimator is unbiased for grad f_l (the second-order term is odd in u), so with
     one client and one step the mean of (theta_l^0 - theta_l^1)/eta_c over independent rounds is H(x0 - b)
     within the Monte-Carlo interval; the factor d of the unit sphere (eq. (2) vs (4)) would be off by 3x."""
-    alg = HeronSFL(direction=law, K=1, P=400, lam=0.1, eta_c=1.0)
+    alg = HeronSFL(direction=law, K=1, P=400, lam=0.1, eta_c=1.0, draws=draws)
     est = []
     for seed in range(40):
         state, _, _ = one_round(alg, quad(1), t=0, seed=seed, batch=1, batched=True)
@@ -174,10 +180,11 @@ def test_heron_one_client_one_upload_is_a_split_sgd_server_step() -> None:
     np.testing.assert_allclose(vec(outs[0], "server"), X0[1:] - 0.2 * grad(0, X0)[1:], rtol=1e-13)
 
 
+@pytest.mark.parametrize("draws", ["cpu", "device"])
 @pytest.mark.parametrize("server", ["sequential", "sum"])
-def test_heron_batched_equals_loop(server: str) -> None:
+def test_heron_batched_equals_loop(server: str, draws: str) -> None:
     q = QuadraticProblem.from_targets(d=5, d_c=2, M=3, sigma2=0.5, seed=3)
-    alg = HeronSFL(K=3, l=2, P=3, lam=0.01, eta_c=0.01, eta_s=0.05, server=server, direction="unit_sphere")
+    alg = HeronSFL(K=3, l=2, P=3, lam=0.01, eta_c=0.01, eta_s=0.05, server=server, direction="unit_sphere", draws=draws)
     (s0, c0), (s1, c1) = (rounds(alg, q, T=2, seed=5, batch=4, batched=b) for b in (False, True))
     assert_states_equal(s0, s1)
     assert c0 == c1
@@ -508,6 +515,7 @@ def test_results_exist_and_global_params_exclude_the_head() -> None:
         (HeronSFL, {"direction": "ball"}, "direction"),
         (HeronSFL, {"server": "parallel"}, "server"),
         (HeronSFL, {"mu": 0.1}, "mu"),
+        (HeronSFL, {"draws": "gpu"}, "draws"),
         (SflAux, {"l": 0}, "l"),
         (SflAux, {"K": 0}, "K"),
         (SflAux, {"eta_l": -0.1}, "eta_l"),

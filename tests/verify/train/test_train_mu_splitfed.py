@@ -92,6 +92,14 @@ def _directions(seed: int, t: int, keys: tuple[Any, ...], n: int) -> np.ndarray:
     return z * math.sqrt(n) / np.linalg.norm(z)
 
 
+def _device_directions(seed: int, t: int, keys: tuple[Any, ...], m: int, P: int, n: int) -> list[np.ndarray]:
+    """The documented device draws (verify.ops.zo, "device"): client m's P draws of keys are one (P, n) block from
+    a generator seeded from (seed, t, "randn_block", *keys, m); row p, on the sqrt(n)-sphere."""
+    g = torch.Generator().manual_seed(derive_seed(seed, t, "randn_block", *keys, m))
+    z = torch.randn(P, n, generator=g, dtype=torch.float64).numpy()
+    return [row * math.sqrt(n) / np.linalg.norm(row) for row in z]
+
+
 def _noise(seed: int, t: int, m: int, i: int, size: int, d: int, sigma2: float) -> np.ndarray:
     """The quadratic's per-sample gradient noise xi of mini-batch ("batch", m, i)."""
     g = torch.Generator().manual_seed(derive_seed(seed, t, "batch", m, i))
@@ -115,13 +123,18 @@ def reference_round(prob: QuadraticProblem, p: dict[str, Any], seed: int, batch:
             r = z - B[m]
             return float(np.mean(0.5 * r @ H @ r + xi @ z))
 
-        uc = [_directions(seed, t, (m, "u_c", q), d_c) for q in range(P)]
+        device = p["draws"] == "device"
+        if device:
+            uc = _device_directions(seed, t, ("u_c",), m, P, d_c)
+        else:
+            uc = [_directions(seed, t, (m, "u_c", q), d_c) for q in range(P)]
         ps = xs.copy()
         for i in range(tau):
             xi = xis[i] if fresh else xis[0]
             G = np.zeros(d_s)
+            uss = _device_directions(seed, t, ("u_s", i), m, P, d_s) if device else None
             for q in range(P):
-                us = _directions(seed, t, (m, "u_s", i, q), d_s)
+                us = uss[q] if uss is not None else _directions(seed, t, (m, "u_s", i, q), d_s)
                 G += (F(xc, ps + lam * us, xi) - F(xc, ps - lam * us, xi)) / (2 * lam) * us / P
             ps = ps - p["eta_s"] * G
         at = ps if p["client_delta_at"] == "server_after_tau" else xs
@@ -131,12 +144,15 @@ def reference_round(prob: QuadraticProblem, p: dict[str, Any], seed: int, batch:
     return x + sign * p["eta_g"] * (np.mean(ends, axis=0) - x)
 
 
+@pytest.mark.parametrize("draws", ["cpu", "device"])
 @pytest.mark.parametrize("server_batch", ["same", "fresh"])
 @pytest.mark.parametrize("client_delta_at", ["server_after_tau", "server_at_start"])
 @pytest.mark.parametrize("aggregation", ["descent", "printed"])
-def test_round_matches_numpy_reference(server_batch: str, client_delta_at: str, aggregation: str) -> None:
+def test_round_matches_numpy_reference(server_batch: str, client_delta_at: str, aggregation: str, draws: str) -> None:
+    """cpu: the draws of every run before device draws existed; device: the documented per-client blocks."""
     prob = quad(M=2, d=5, d_c=2, sigma2=0.7)
     p = dict(
+        draws=draws,
         eta_c=0.07,
         eta_s=0.05,
         eta_g=0.8,
@@ -148,8 +164,10 @@ def test_round_matches_numpy_reference(server_batch: str, client_delta_at: str, 
         aggregation=aggregation,
     )
     alg = MUSplitFed(**p)
-    state, _, _ = one_round(alg, prob, seed=11, batch=3, t=4)
-    np.testing.assert_allclose(flat(state), reference_round(prob, p, seed=11, batch=3, t=4), rtol=0, atol=1e-12)
+    for batched in (False, True):
+        state, _, _ = one_round(alg, prob, seed=11, batch=3, t=4, batched=batched)
+        want = reference_round(prob, p, seed=11, batch=3, t=4)
+        np.testing.assert_allclose(flat(state), want, rtol=0, atol=1e-12)
 
 
 def test_variants_differ_where_they_should() -> None:
@@ -226,12 +244,20 @@ def test_results_exist_in_the_catalogue() -> None:
 # --- (3) batched == per-client loop --------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("draws", ["cpu", "device"])
 @pytest.mark.parametrize("server_batch", ["same", "fresh"])
 @pytest.mark.parametrize("client_delta_at", ["server_after_tau", "server_at_start"])
-def test_batched_equals_loop_quadratic(server_batch: str, client_delta_at: str) -> None:
+def test_batched_equals_loop_quadratic(server_batch: str, client_delta_at: str, draws: str) -> None:
     prob = quad(M=3, d=6, d_c=3, sigma2=0.5)
     alg = MUSplitFed(
-        P=3, tau=3, eta_c=0.05, eta_s=0.05, eta_g=0.7, server_batch=server_batch, client_delta_at=client_delta_at
+        P=3,
+        tau=3,
+        eta_c=0.05,
+        eta_s=0.05,
+        eta_g=0.7,
+        server_batch=server_batch,
+        client_delta_at=client_delta_at,
+        draws=draws,
     )
     a, ma, _ = one_round(alg, prob, seed=5, batch=4, batched=False)
     b, mb, _ = one_round(alg, prob, seed=5, batch=4, batched=True)
@@ -246,8 +272,9 @@ def digits() -> Any:
     return load()
 
 
+@pytest.mark.parametrize("draws", ["cpu", "device"])
 @pytest.mark.parametrize("server_batch", ["same", "fresh"])
-def test_batched_equals_loop_model_ragged(digits: Any, server_batch: str) -> None:
+def test_batched_equals_loop_model_ragged(digits: Any, server_batch: str, draws: str) -> None:
     """A float64 MLP split at fc1, clients of 5, 20 and 35 samples with batch 16 (client 0 padded)."""
     from verify.models import build
 
@@ -258,7 +285,7 @@ def test_batched_equals_loop_model_ragged(digits: Any, server_batch: str) -> Non
     prob = ModelProblem.at_cut(
         model, "fc1", torch.nn.CrossEntropyLoss(), digits.X.double(), digits.y, clients, dtype=torch.float64
     )
-    alg = MUSplitFed(P=3, tau=2, eta_c=0.05, eta_s=0.05, eta_g=1.0, lam=1e-3, server_batch=server_batch)
+    alg = MUSplitFed(P=3, tau=2, eta_c=0.05, eta_s=0.05, eta_g=1.0, lam=1e-3, server_batch=server_batch, draws=draws)
     a, _, ca = one_round(alg, prob, seed=1, batch=16, batched=False)
     b, _, cb = one_round(alg, prob, seed=1, batch=16, batched=True)
     for part in ("client", "server"):
@@ -319,6 +346,7 @@ def test_digits_loss_decreases(digits: Any) -> None:
         (dict(server_batch="every"), "server_batch"),
         (dict(client_delta_at="end"), "client_delta_at"),
         (dict(aggregation="sum"), "aggregation"),
+        (dict(draws="gpu"), "draws"),
         (dict(K=2), "K"),
     ],
 )

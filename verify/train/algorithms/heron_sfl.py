@@ -59,11 +59,16 @@ With ``l = K`` each client uploads once per round, at m = 0, i.e. the smashed da
 and (44): that is the analysed setting. Table I's per-update cost :math:`pq + 2(|\theta_c|+|\theta_a|)`
 counts one smashed batch per local update, i.e. ``l = 1`` (the default).
 
-Randomness: client m's mini-batch of local step k is ``ctx.batch(m, k)``; its p-th direction is regenerated from
-the Gaussian draws ``ctx.randn_like(theta_c, "zo", m, k, p, "client")`` and
-``ctx.randn_like(theta_a, "zo", m, k, p, "aux")`` (normalised jointly for the sphere laws), so the batched and
-per-client paths, and a resumed run, use the same numbers; no direction is stored in the state. The estimator
-(directions, perturbations, the P-average) is :mod:`verify.ops.zo`'s, the form ``"forward"``.
+Randomness: client m's mini-batch of local step k is ``ctx.batch(m, k)``; its P directions at step k are
+regenerated from Gaussian draws (normalised jointly for the sphere laws), so the batched and per-client paths, and
+a resumed run, use the same numbers; no direction is stored in the state. ``draws="device"`` (default) draws the
+joint tree :math:`\theta_l` of each client in one call on the problem's device,
+``ctx.randn_block(joint(theta_c, theta_a), P, [m], "zo", k)``; ``draws="cpu"`` draws
+``ctx.randn_like(theta_c, "zo", m, k, p, "client")`` and ``ctx.randn_like(theta_a, "zo", m, k, p, "aux")``, one
+CPU generator each, the same numbers on every device (and the curves of the runs made before device draws
+existed); :mod:`verify.ops.zo` says which is which. The batched round runs the clients in chunks whose draws fit
+in memory (all at once unless they do not), with the same numbers. The estimator (directions, perturbations, the
+P-average) is :mod:`verify.ops.zo`'s, the form ``"forward"``.
 
 Counted: per local step (P + 1) forward passes of the client and the head on the batch (no backward), per
 upload the smashed data up and one server forward/backward; per round each client downloads and uploads
@@ -87,7 +92,7 @@ Discrepancies (recorded, not fixed):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
@@ -101,7 +106,7 @@ from verify.ops.splitgrad import server_grads
 from verify.ops.tree import Params
 from verify.problems import Problem
 
-from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
+from ..base import Context, ParamSpec, SplitAlgorithm, State, count, draws, eta
 
 DIRECTIONS = zo.LAWS
 # the client part and the head as one tree theta_l (the estimator perturbs them jointly), keys prefixed by part
@@ -166,6 +171,9 @@ class HeronSFL(SplitAlgorithm):
     title = "HERON-SFL: zeroth-order clients with auxiliary heads, first-order server"
     paper = "heron_sfl"
     source = "Sec. IV steps 1-4, eqs. (2), (6)-(8); App. A (16), (44)"
+    # the batched round's memory ceiling for the draws in bytes (None: verify.ops.clients.memory_budget's); the
+    # clients run in chunks that fit, with the same numbers (the draws are per client)
+    memory_budget: int | None = None
     takes = (
         eta("eta_c", 1e-3, "client step of the zeroth-order local updates (eq. (6); eta_l there)"),
         eta("eta_s", 0.05, "server step (eq. (7))"),
@@ -181,6 +189,7 @@ class HeronSFL(SplitAlgorithm):
             help="direction law: unit sphere with factor d (eqs. (2), (3), (18)), sqrt(d)-sphere (Lemma 5) "
             "or Gaussian (eq. (4))",
         ),
+        draws("(client, step, perturbation, part)"),
         ParamSpec(
             name="server",
             default="sequential",
@@ -211,78 +220,116 @@ class HeronSFL(SplitAlgorithm):
         # sequential: one step per client upload, M per upload slot; sum: one step with the clients' sum (eq. (7))
         return float(M * len(self.uploads())) if self.p["server"] == "sequential" else 1.0
 
-    def draws(self, ctx: Context, like_c: Params, like_a: Params, m: int, k: int) -> tuple[Params, Params]:
-        """The Gaussian draws of client m's P directions at local step k (leading P axis)."""
+    def gaussians(
+        self, ctx: Context, like_c: Params, like_a: Params, clients: Sequence[int], k: int
+    ) -> tuple[Params, Params]:
+        """The Gaussian draws of the P directions of each client of ``clients`` at local step k, on leading axes
+        (client, perturbation), client part and head: device draws of the joint tree
+        ``ctx.randn_block(joint(theta_c, theta_a), P, clients, "zo", k)``, or CPU draws
+        ``ctx.randn_like(theta_c, "zo", m, k, p, "client")`` and ``ctx.randn_like(theta_a, "zo", m, k, p, "aux")``."""
         P = self.p["P"]
-        zc = zo.gaussian_draws(lambda p: ctx.randn_like(like_c, "zo", m, k, p, "client"), P)
-        za = zo.gaussian_draws(lambda p: ctx.randn_like(like_a, "zo", m, k, p, "aux"), P)
+        if self.p["draws"] == zo.DEVICE_DRAWS:
+            return unjoint(ctx.randn_block(joint(like_c, like_a), P, clients, "zo", k))
+        zc = zo.per_client_draws(lambda m, p: ctx.randn_like(like_c, "zo", m, k, p, "client"), clients, P)
+        za = zo.per_client_draws(lambda m, p: ctx.randn_like(like_a, "zo", m, k, p, "aux"), clients, P)
         return zc, za
+
+    def chunks(self, problem: Problem, x_c: Params, x_a: Params) -> list[list[int]]:
+        """The clients of the batched round in chunks whose draws fit in memory (:func:`verify.ops.zo.
+        client_chunks`; ``self.memory_budget`` caps it): all M at once while they fit."""
+        first = next(iter(x_c.values()))
+        per_client = zo.DRAW_COPIES * self.p["P"] * (tree.nbytes(x_c) + tree.nbytes(x_a))
+        return zo.client_chunks(problem.M, per_client, first.device, self.memory_budget)
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
         problem = ctx.problem
-        M, K, P = problem.M, self.p["K"], self.p["P"]
-        lam, eta_c, law = self.p["lam"], self.p["eta_c"], self.p["direction"]
+        M = problem.M
         x_c, x_a, x_s = state["client"], state["aux"], state["server"]
-        ups = set(self.uploads())
         clients = list(range(M))
-        act = problem.activation_bytes
         model_bytes = tree.nbytes(x_c) + tree.nbytes(x_a)
         for _ in clients:
             ctx.download(model_bytes)  # step 1: the broadcast of theta_c^t, theta_a^t
         smashed: dict[tuple[int, int], Batch] = {}  # (local step, client) -> uploaded smashed data with labels
         losses: list[Tensor] = []
-
-        def count_step(n: int, k: int) -> None:
-            ctx.work("client", forward=(P + 1) * n)
-            if k in ups:
-                ctx.upload(n * act)
-
         if ctx.batched:
-            pcs = tree.stack([x_c] * M)
-            pas = tree.stack([x_a] * M)
-
-            def step(pc: Params, pa: Params, zc: Params, za: Params, x: Tensor, y: Tensor, w: Tensor) -> Any:
-                return zo_step(problem, pc, pa, zc, za, Batch(x, y, w), lam, eta_c, law)
-
-            vstep = vmap(step)
-            for k in range(K):
-                b = ctx.batches(clients, k)
-                z = [self.draws(ctx, x_c, x_a, m, k) for m in clients]
-                zc, za = tree.stack([zc_m for zc_m, _ in z]), tree.stack([za_m for _, za_m in z])
-                pcs, pas, f0, h = vstep(pcs, pas, zc, za, b.x, b.y, b.w)
-                losses.append(f0)
-                for i, m in enumerate(clients):
-                    count_step(int(b.w[i].sum()), k)
-                    if k in ups:
-                        smashed[(k, m)] = Batch(h[i], b.y[i], b.w[i])
-            ends_c, ends_a = tree.unstack(pcs), tree.unstack(pas)
+            parts = [self._batched(ctx, x_c, x_a, c, smashed, losses) for c in self.chunks(problem, x_c, x_a)]
+            ends_c = {k: torch.cat([pc[k] for pc, _ in parts]) for k in x_c}
+            ends_a = {k: torch.cat([pa[k] for _, pa in parts]) for k in x_a}
         else:
-            ends_c, ends_a = [], []
-            for m in clients:
-                pc, pa = x_c, x_a
-                for k in range(K):
-                    b = ctx.batch(m, k)
-                    zc, za = self.draws(ctx, x_c, x_a, m, k)
-                    pc, pa, f0, h = zo_step(problem, pc, pa, zc, za, b, lam, eta_c, law, batched_p=False)
-                    losses.append(f0.reshape(1))
-                    count_step(int(b.w.sum()), k)
-                    if k in ups:
-                        smashed[(k, m)] = Batch(h, b.y, b.w)
-                ends_c.append(pc)
-                ends_a.append(pa)
-
+            ends = [self._client(ctx, x_c, x_a, m, smashed, losses) for m in clients]
+            ends_c, ends_a = tree.stack([c for c, _ in ends]), tree.stack([a for _, a in ends])
         state["server"] = self.server_update(x_s, smashed, clients, ctx)
-        drift_c = [float(tree.sqnorm(tree.sub(c, x_c))) for c in ends_c]
-        drift_a = [float(tree.sqnorm(tree.sub(a, x_a))) for a in ends_a]
-        state["client"] = tree.mean(ends_c)  # eq. (8)
-        state["aux"] = tree.mean(ends_a)
+        drift_c = tree.sqnorm_batched(tree.sub(ends_c, x_c))
+        drift_a = tree.sqnorm_batched(tree.sub(ends_a, x_a))
+        state["client"] = {k: v.mean(0) for k, v in ends_c.items()}  # eq. (8)
+        state["aux"] = {k: v.mean(0) for k, v in ends_a.items()}
         for _ in clients:
             ctx.upload(model_bytes)  # step 4: theta_{l,i}^{t,h} to the Fed-Server
         return {
-            "drift": sum(c + a for c, a in zip(drift_c, drift_a, strict=True)) / M,
-            "drift_client": sum(drift_c) / M,
+            "drift": float((drift_c + drift_a).sum()) / M,
+            "drift_client": float(drift_c.sum()) / M,
             "local_loss": float(torch.cat(losses).mean()),
         }
+
+    def _count_step(self, ctx: Context, n: int, k: int) -> None:
+        """Local step k of one client on n samples: (P + 1) forward passes, the smashed data up at an upload."""
+        ctx.work("client", forward=(self.p["P"] + 1) * n)
+        if k % self.p["l"] == 0:
+            ctx.upload(n * ctx.problem.activation_bytes)
+
+    def _client(
+        self,
+        ctx: Context,
+        x_c: Params,
+        x_a: Params,
+        m: int,
+        smashed: dict[tuple[int, int], Batch],
+        losses: list[Tensor],
+    ) -> tuple[Params, Params]:
+        """The per-client reference: client m's K local steps, the P perturbed losses one by one."""
+        lam, eta_c, law = self.p["lam"], self.p["eta_c"], self.p["direction"]
+        pc, pa = x_c, x_a
+        for k in range(self.p["K"]):
+            b = ctx.batch(m, k)
+            zc, za = (tree.unstack(z)[0] for z in self.gaussians(ctx, x_c, x_a, [m], k))
+            pc, pa, f0, h = zo_step(ctx.problem, pc, pa, zc, za, b, lam, eta_c, law, batched_p=False)
+            losses.append(f0.reshape(1))
+            self._count_step(ctx, int(b.w.sum()), k)
+            if k % self.p["l"] == 0:
+                smashed[(k, m)] = Batch(h, b.y, b.w)
+        return pc, pa
+
+    def _batched(
+        self,
+        ctx: Context,
+        x_c: Params,
+        x_a: Params,
+        clients: list[int],
+        smashed: dict[tuple[int, int], Batch],
+        losses: list[Tensor],
+    ) -> tuple[Params, Params]:
+        """The K local steps of the clients ``clients`` at once (vmapped over them, the P perturbed losses in one
+        vmapped forward): their end points stacked on a leading client axis."""
+        problem = ctx.problem
+        lam, eta_c, law = self.p["lam"], self.p["eta_c"], self.p["direction"]
+        n = len(clients)
+        pcs: Params = {k: v.expand(n, *v.shape) for k, v in x_c.items()}  # read only: every step makes new trees
+        pas: Params = {k: v.expand(n, *v.shape) for k, v in x_a.items()}
+
+        def step(pc: Params, pa: Params, zc: Params, za: Params, x: Tensor, y: Tensor, w: Tensor) -> Any:
+            return zo_step(problem, pc, pa, zc, za, Batch(x, y, w), lam, eta_c, law)
+
+        vstep = vmap(step)
+        for k in range(self.p["K"]):
+            b = ctx.batches(clients, k)
+            zc, za = self.gaussians(ctx, x_c, x_a, clients, k)
+            pcs, pas, f0, h = vstep(pcs, pas, zc, za, b.x, b.y, b.w)
+            losses.append(f0)
+            for i, (m, size) in enumerate(zip(clients, b.w.sum(1).tolist(), strict=True)):
+                self._count_step(ctx, int(size), k)
+                if k % self.p["l"] == 0:
+                    smashed[(k, m)] = Batch(h[i], b.y[i], b.w[i])
+        return pcs, pas
 
     def server_update(
         self, x_s: Params, smashed: Mapping[tuple[int, int], Batch], clients: list[int], ctx: Context

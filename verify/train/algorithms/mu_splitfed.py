@@ -68,10 +68,14 @@ MU-Split (Sec. 4.1, Theorem 4.1) is the one-client case: :class:`MUSplit` requir
 
 Randomness (so the per-client loop and the batched path draw the same numbers): client m's mini-batch for server
 step i is ``ctx.batch(m, i)`` (i = 0 is :math:`\xi_m^t`; with ``server_batch="same"`` only i = 0 is drawn); the
-client directions are :func:`verify.ops.zo.directions` (law ``"sqrt_d_sphere"``) of the Gaussian draws
-``ctx.randn_like(x_c, m, "u_c", p)``, p = 0..P-1, and the server directions of step i those of
-``ctx.randn_like(x_s, m, "u_s", i, p)``, regenerated from (seed, round, keys), never stored. The estimator itself
-(directions, perturbations, the P-average) is :mod:`verify.ops.zo`'s.
+client directions are :func:`verify.ops.zo.directions` (law ``"sqrt_d_sphere"``) of client m's P Gaussian draws
+of the keys ``"u_c"`` and the server directions of step i those of ``("u_s", i)``, regenerated from (seed, round,
+keys), never stored. ``draws="device"`` (default) draws each client's P perturbations for one purpose in one call
+on the problem's device, ``ctx.randn_block(x, P, [m], *keys)``; ``draws="cpu"`` draws
+``ctx.randn_like(x, m, *keys, p)``, p = 0..P-1, one CPU generator each, the same numbers on every device (and the
+curves of the runs made before device draws existed). :mod:`verify.ops.zo` says which is which. The batched round
+runs the clients in chunks whose draws fit in memory (all at once unless they do not), with the same numbers. The
+estimator itself (directions, perturbations, the P-average) is :mod:`verify.ops.zo`'s.
 
 Counting per client and round (``messages()`` = 2P + 1 activation uploads per sample, 2P + :math:`\tau` with a
 fresh server batch): up, the 2P + 1 embeddings of the batch (plus the extra unperturbed ones) and
@@ -85,7 +89,7 @@ Defaults are App. F, Table 6 (:math:`\eta_g = 0.3`, :math:`\eta_s = 0.01`, :math
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -98,7 +102,7 @@ from verify.ops.batch import Batch, weighted_mean
 from verify.ops.tree import Params
 from verify.problems import Problem
 
-from ..base import Context, ParamSpec, SplitAlgorithm, State, count, eta
+from ..base import Context, ParamSpec, SplitAlgorithm, State, count, draws, eta
 
 SAME, FRESH = "same", "fresh"
 AFTER_TAU, AT_START = "server_after_tau", "server_at_start"
@@ -169,6 +173,9 @@ class MUSplitFed(SplitAlgorithm):
     paper = "mu_splitfed"
     source = "Algorithm 1, eqs. (3)-(7); multi-perturbation estimator of App. C.2"
     federated: ClassVar[bool] = True  # a Fed Server aggregates the client parts (model up- and downloads)
+    # the batched round's memory ceiling for the draws in bytes (None: verify.ops.clients.memory_budget's); the
+    # clients run in chunks that fit, with the same numbers (the draws are per client)
+    memory_budget: int | None = None
     takes: ClassVar[tuple[ParamSpec, ...]] = (
         eta("eta_c", 0.005, "client step size (Alg. 1 line 13; App. F: 0.005)"),
         eta("eta_s", 0.01, "server step size (eq. (5) update; App. F: 0.01)"),
@@ -192,6 +199,7 @@ class MUSplitFed(SplitAlgorithm):
             help="server model of the client's loss difference: x_s^{t,tau} (eq. (6)) or x_s^t "
             "(Alg. 1 line 13 G_c(x^t), App. C.1.2/D.1.2)",
         ),
+        draws("(client, step, perturbation)"),
         ParamSpec(
             name="aggregation",
             default=DESCENT,
@@ -211,49 +219,55 @@ class MUSplitFed(SplitAlgorithm):
         P, tau = self.p["P"], self.p["tau"]
         return 2 * P + (tau if self.p["server_batch"] == FRESH else 1)
 
-    def directions(self, ctx: Context, like: Mapping[str, Tensor], *keys: Any) -> Params:
-        r"""P directions uniform on :math:`\sqrt{d}\,\mathbb S^{d-1}` (d = the size of ``like``), stacked on a
-        leading axis; perturbation p is drawn from the keys ``(*keys, p)``."""
-        z = zo.gaussian_draws(lambda p: ctx.randn_like(like, *keys, p), self.p["P"])
-        return zo.directions(z, zo.SQRT_D_SPHERE)[0]
+    def directions(self, ctx: Context, like: Mapping[str, Tensor], clients: Sequence[int], *keys: Any) -> Params:
+        r"""The P directions of each client of ``clients``, uniform on :math:`\sqrt{d}\,\mathbb S^{d-1}` (d = the size
+        of ``like``), on leading axes (client, perturbation), from the Gaussian draws of ``draws``: device draws
+        ``ctx.randn_block(like, P, clients, *keys)``, or CPU draws ``ctx.randn_like(like, m, *keys, p)``."""
+        P = self.p["P"]
+        if self.p["draws"] == zo.CPU_DRAWS:
+            z = zo.per_client_draws(lambda m, p: ctx.randn_like(like, m, *keys, p), clients, P)
+        else:
+            z = ctx.randn_block(like, P, clients, *keys)
+        return zo.directions_batched(z, zo.SQRT_D_SPHERE)[0]
+
+    def chunks(self, problem: Problem, x_c: Params, x_s: Params) -> list[list[int]]:
+        """The clients of the batched round in chunks whose directions fit in memory (:func:`verify.ops.zo.
+        client_chunks`; ``self.memory_budget`` caps it): all M at once while they fit."""
+        first = next(iter(x_c.values()))
+        per_client = zo.DRAW_COPIES * self.p["P"] * (tree.nbytes(x_c) + tree.nbytes(x_s))
+        return zo.client_chunks(problem.M, per_client, first.device, self.memory_budget)
 
     @torch.no_grad()
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
         problem = ctx.problem
         M = problem.M
         x_c, x_s = state["client"], state["server"]
-        tau = self.p["tau"]
-        steps = tau if self.p["server_batch"] == FRESH else 1  # distinct mini-batches per client
+        steps = self.p["tau"] if self.p["server_batch"] == FRESH else 1  # distinct mini-batches per client
         batches = [[ctx.batch(m, i) for i in range(steps)] for m in range(M)]
-        u_c = [self.directions(ctx, x_c, m, "u_c") for m in range(M)]
         if ctx.batched:
-            ends_c, ends_s = self._batched(problem, ctx, x_c, x_s, batches, u_c)
+            parts = [self._batched(problem, ctx, x_c, x_s, batches, c) for c in self.chunks(problem, x_c, x_s)]
+            ends_c = {k: torch.cat([pc[k] for pc, _ in parts]) for k in x_c}
+            ends_s = {k: torch.cat([ps[k] for _, ps in parts]) for k in x_s}
         else:
-            ends_c, ends_s = [], []
-            for m in range(M):
-                pc, ps = self._client(problem, ctx, m, x_c, x_s, batches[m], u_c[m])
-                ends_c.append(pc)
-                ends_s.append(ps)
+            ends = [self._client(problem, ctx, m, x_c, x_s, batches[m]) for m in range(M)]
+            ends_c, ends_s = tree.stack([c for c, _ in ends]), tree.stack([s for _, s in ends])
         self._count(problem, ctx, x_c, batches)
-        dc = [float(tree.sqnorm(tree.sub(c, x_c))) for c in ends_c]
-        ds = [float(tree.sqnorm(tree.sub(s, x_s))) for s in ends_s]
+        dc = float(tree.sqnorm_batched(tree.sub(ends_c, x_c)).sum())
+        ds = float(tree.sqnorm_batched(tree.sub(ends_s, x_s)).sum())
         sign = 1.0 if self.p.get("aggregation", DESCENT) == DESCENT else -1.0
         g = sign * float(self.p.get("eta_g", 1.0))
-        state["client"] = tree.add(x_c, tree.sub(tree.mean(ends_c), x_c), g)
-        state["server"] = tree.add(x_s, tree.sub(tree.mean(ends_s), x_s), g)
-        return {
-            "drift": (sum(dc) + sum(ds)) / M,
-            "drift_client": sum(dc) / M,
-            "drift_server": sum(ds) / M,
-        }
+        state["client"] = tree.add(x_c, tree.sub({k: v.mean(0) for k, v in ends_c.items()}, x_c), g)
+        state["server"] = tree.add(x_s, tree.sub({k: v.mean(0) for k, v in ends_s.items()}, x_s), g)
+        return {"drift": (dc + ds) / M, "drift_client": dc / M, "drift_server": ds / M}
 
     # -- the per-client reference ----------------------------------------------------------------------------
 
     def _client(
-        self, problem: Problem, ctx: Context, m: int, x_c: Params, x_s: Params, batches: list[Batch], u_c: Params
+        self, problem: Problem, ctx: Context, m: int, x_c: Params, x_s: Params, batches: list[Batch]
     ) -> tuple[Params, Params]:
         """Client m's round: embeddings, tau server steps on its server copy, the client step."""
         lam, eta_s = self.p["lam"], self.p["eta_s"]
+        u_c = tree.unstack(self.directions(ctx, x_c, [m], "u_c"))[0]
         b0 = batches[0]
         h0, pairs = embed(problem, x_c, b0.x, u_c, lam, False)
         ps = dict(x_s)
@@ -262,7 +276,8 @@ class MUSplitFed(SplitAlgorithm):
                 b, h = batches[i], problem.client_forward(x_c, batches[i].x)
             else:
                 b, h = b0, h0
-            ps, _ = server_step(problem, ps, h, b.y, b.w, self.directions(ctx, x_s, m, "u_s", i), lam, eta_s, False)
+            u_s = tree.unstack(self.directions(ctx, x_s, [m], "u_s", i))[0]
+            ps, _ = server_step(problem, ps, h, b.y, b.w, u_s, lam, eta_s, False)
         at = ps if self.p["client_delta_at"] == AFTER_TAU else x_s
         deltas = client_deltas(problem, at, pairs, b0.y, b0.w, False)
         return tree.add(x_c, zo.spsa_estimate(deltas, u_c, lam), -self.p["eta_c"]), ps
@@ -270,32 +285,32 @@ class MUSplitFed(SplitAlgorithm):
     # -- the batched path: clients vmapped (each with its server copy), perturbations vmapped inside ----------
 
     def _batched(
-        self, problem: Problem, ctx: Context, x_c: Params, x_s: Params, batches: list[list[Batch]], u_c: list[Params]
-    ) -> tuple[list[Params], list[Params]]:
-        M = problem.M
+        self, problem: Problem, ctx: Context, x_c: Params, x_s: Params, batches: list[list[Batch]], clients: list[int]
+    ) -> tuple[Params, Params]:
+        """The round of the clients ``clients`` at once: their end points stacked on a leading client axis."""
+        n = len(clients)
         lam, eta_s, eta_c = self.p["lam"], self.p["eta_s"], self.p["eta_c"]
-        b0 = Batch.stack([b[0] for b in batches])
-        U_c = tree.stack(u_c)  # (M, P, ...)
+        b0 = Batch.stack([batches[m][0] for m in clients])
+        U_c = self.directions(ctx, x_c, clients, "u_c")  # (n, P, ...)
         h0, pairs = vmap(lambda x, U: embed(problem, x_c, x, U, lam, True))(b0.x, U_c)
-        ps: Params = {k: v.expand(M, *v.shape).clone() for k, v in x_s.items()}  # each client's server copy
+        ps: Params = {k: v.expand(n, *v.shape) for k, v in x_s.items()}  # each client's server copy (read only)
 
         def step(p: Params, h: Tensor, y: Tensor, w: Tensor, U: Params) -> Params:
             return server_step(problem, p, h, y, w, U, lam, eta_s, True)[0]
 
         for i in range(self.p["tau"]):
             if 0 < i < len(batches[0]):
-                b = Batch.stack([bm[i] for bm in batches])
+                b = Batch.stack([batches[m][i] for m in clients])
                 h = vmap(lambda x: problem.client_forward(x_c, x))(b.x)
             else:
                 b, h = b0, h0
-            U_s = tree.stack([self.directions(ctx, x_s, m, "u_s", i) for m in range(M)])
-            ps = vmap(step)(ps, h, b.y, b.w, U_s)
+            ps = vmap(step)(ps, h, b.y, b.w, self.directions(ctx, x_s, clients, "u_s", i))
         if self.p["client_delta_at"] == AFTER_TAU:
             deltas = vmap(lambda p, hh, y, w: client_deltas(problem, p, hh, y, w, True))(ps, pairs, b0.y, b0.w)
         else:
             deltas = vmap(lambda hh, y, w: client_deltas(problem, x_s, hh, y, w, True))(pairs, b0.y, b0.w)
         pc = vmap(lambda U, dlt: tree.add(x_c, zo.spsa_estimate(dlt, U, lam), -eta_c))(U_c, deltas)
-        return tree.unstack(pc), tree.unstack(ps)
+        return pc, ps
 
     # -- counters ------------------------------------------------------------------------------------------------
 
