@@ -220,10 +220,11 @@ def _train_parser(sub: Any) -> None:
         "train",
         help="run a seed's algorithm on a split model or an exact quadratic: train ALGO name=value ...",
         description=(
-            "Runs ALGO for T rounds and records, per round, ||grad f||^2 at the global model (with its client and "
-            "server parts, running average and minimum), the loss, test accuracy, drift, bytes each way, passes "
-            "per side and the simulated time. name=value: T, batch, seed; the algorithm's parameters (train "
-            "--list); with --problem quadratic, its target constants L, mu, sigma2, eps2, d, d_c, M, F."
+            "Runs ALGO for T rounds and records, at t = 0, T and every --record-every rounds, ||grad f||^2 at the "
+            "global model (with its client and server parts, running average and minimum over the recorded t), the "
+            "loss, test accuracy, drift, bytes each way, passes per side and the simulated time. name=value: T, "
+            "batch, seed; the algorithm's parameters (train --list); with --problem quadratic, its target constants "
+            "L, mu, sigma2, eps2, d, d_c, M, F."
         ),
     )
     s.add_argument("algorithm", nargs="?", metavar="ALGO", help="an algorithm (see --list)")
@@ -234,11 +235,11 @@ def _train_parser(sub: Any) -> None:
     s.add_argument("--loop", action="store_true", help="run clients one by one (the reference), not batched")
     s.add_argument("--out", metavar="DIR", help="save run.json and a checkpoint here; an interrupted run resumes")
     s.add_argument("--checkpoint-every", type=count_arg("--checkpoint-every"), default=10, help="rounds")
-    s.add_argument(
-        "--truncate",
-        action="store_true",
-        help="with a T below the run in --out: write rounds 0..T to OUT/truncated-T<T> (the run is kept)",
-    )
+    s.add_argument("--record-every", type=count_arg("--record-every"), metavar="K", help="record ||grad f||^2 on the "
+                   "training set and the test accuracy at t = 0, every K rounds and T (default: auto, the smallest K "
+                   "keeping recording within 25%% of the run; said before round 2)")  # fmt: skip
+    s.add_argument("--truncate", action="store_true", help="with a T below the run in --out: write rounds 0..T to "
+                   "OUT/truncated-T<T> (the run is kept)")  # fmt: skip
     s.add_argument("--device", default="auto", help="auto (default: CUDA when present, else the CPU), cpu or cuda")
     s.add_argument("--float64", action="store_true", help="train in double precision (quadratics always are)")
     s.add_argument("--client-time", help="seconds per client round on the whole model, one per client (time model)")
@@ -287,7 +288,10 @@ def _cmd_train(a: argparse.Namespace) -> int:
         require_tensorboard(f"--tensorboard {a.tensorboard}")
         check_dir("--tensorboard", a.tensorboard, need=tensorboard_bytes(spec.T))
     with within_hours(a):
-        r = launch(spec, progress=not (a.quiet or a.json))
+        # the schedule as chosen (with the seconds it was timed on) goes to stderr with the progress bar (neither
+        # with --quiet): stdout holds the run's table, the same on every machine (the README shows one verbatim)
+        quiet = a.quiet or a.json
+        r = launch(spec, progress=not quiet, announce=None if quiet else lambda s: print(s, file=sys.stderr))
     if a.json:
         print(json.dumps(r.to_dict(), indent=1, allow_nan=False))
     else:
@@ -333,7 +337,8 @@ def train_spec(a: argparse.Namespace) -> Any:
             "problem": a.problem, **model_problem_flat(a),
             "order": a.order, "loop": a.loop or None, "float64": a.float64 or None, "device": a.device,
             "client_time": a.client_time, "server_step": a.server_step, "bandwidth": a.bandwidth, "out": a.out,
-            "checkpoint_every": a.checkpoint_every, "truncate": a.truncate or None}  # fmt: skip
+            "checkpoint_every": a.checkpoint_every, "truncate": a.truncate or None,
+            "record_every": a.record_every}  # fmt: skip
     return with_flags(parse_run, flat)
 
 
@@ -346,7 +351,7 @@ TRAIN_FLAG_NAMES = {"problem": "--problem", "loop": "--loop", "float64": "--floa
                     "server_step": "--server-step", "bandwidth": "--bandwidth", "clients": "--clients",
                     "model": "--model", "data": "--data", "cut": "--cut", "partition": "--partition",
                     "loss_fn": "--loss", "input_shape": "--input-shape", "eval_samples": "--eval-samples",
-                    "order": "--order", "truncate": "--truncate"}  # fmt: skip
+                    "order": "--order", "truncate": "--truncate", "record_every": "--record-every"}  # fmt: skip
 
 
 def flagged(command: Any) -> Any:
@@ -400,6 +405,8 @@ def run_text(r: Any, rows: int = 11) -> str:
         table.append(row)
     w = [max(len(t[i]) for t in table) for i in range(len(cols))]
     lines = [head, params] + ["  ".join(v.rjust(w[j]) for j, v in enumerate(t)) for t in table]
+    if c.get("record_every", {}).get("k", 1) > 1:  # the rows skip rounds; avg and min are over the recorded ones
+        lines.insert(2, c["recording"])
     lines.append(f"status: {r.status}" + (f" ({r.message})" if r.message else ""))
     return "\n".join(lines)
 

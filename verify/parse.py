@@ -49,7 +49,7 @@ def run_spec(m: Mapping[str, Any]) -> RunSpec:
     if "algorithm" not in p:
         raise ParameterError("algorithm", "every train configuration names its algorithm")
     algorithm = text("algorithm", p.pop("algorithm"))
-    run = {k: p.pop(k) for k in ("T", "batch", "seed", "checkpoint_every") if k in p}
+    run = {k: p.pop(k) for k in ("T", "batch", "seed", "checkpoint_every", "record_every") if k in p}
     run = {k: integer(k, v, low=0 if k == "seed" else 1) for k, v in run.items()}
     float64 = boolean("float64", p.pop("float64", False))
     batched = not boolean("loop", p.pop("loop", False))

@@ -40,7 +40,8 @@ FLAGS: dict[str, str] = {
     # a run's problem is drawn from its seed (train and verify take it as seed=); cuts/plan's block expansion
     "problem.seed": "seed", "problem.noise": "noise", "expand": "--expand",
     "batched": "--loop", "device": "--device", "out": "--out", "checkpoint_every": "--checkpoint-every",
-    "truncate": "--truncate", "result": "ID",  # verify takes the result ids as positionals
+    "truncate": "--truncate", "record_every": "--record-every",
+    "result": "ID",  # verify takes the result ids as positionals
     "time.client_time": "--client-time", "time.server_step": "--server-step", "time.bandwidth": "--bandwidth",
     "seeds": "--seeds", "points": "--points", "params.order": "--order",
     **{f"measure.{k}": f"--{k.replace('_', '-')}" for k in (
@@ -256,7 +257,8 @@ def _known(prefix: str, m: Mapping[str, Any], cls: type) -> dict[str, Any]:
 # the names of a run's flat form (a sweep file's, and the command line's after its flags are read), other than the
 # algorithm's own parameters and the quadratic's target constants
 RUN_KEYS = ("algorithm", "T", "batch", "seed", "problem", "problem_seed", "noise", "loop", "float64", "device",
-            "client_time", "server_step", "bandwidth", "out", "checkpoint_every", "truncate")  # fmt: skip
+            "client_time", "server_step", "bandwidth", "out", "checkpoint_every", "truncate",
+            "record_every")  # fmt: skip
 # a model problem's names in the flat form; ``loss_fn``, as ``loss`` is a recorded quantity
 MODEL_KEYS = ("model", "data", "cut", "clients", "partition", "loss_fn", "input_shape", "eval_samples")
 # flat name -> spec field, where they differ
@@ -359,8 +361,10 @@ class RunSpec(Keyed):
     """One training run (``sfltheory train``, a sweep's train configuration): the algorithm and its parameters
     (checked by the algorithm itself), the problem, ``T`` rounds of mini-batches of ``batch``, the run's ``seed``,
     the batched path or the per-client loop (the reference), the precision (quadratics always run in float64),
-    the device, the time model (None: the stated default), and where to checkpoint and resume (``truncate``: a
-    ``T`` below what ``out`` holds writes rounds 0..T to ``out/truncated-T<T>``; else it is refused)."""
+    the device, the time model (None: the stated default), where to checkpoint and resume (``truncate``: a
+    ``T`` below what ``out`` holds writes rounds 0..T to ``out/truncated-T<T>``; else it is refused), and when to
+    record ||grad f||^2 and the test accuracy (``record_every`` k: t = 0, the multiples of k and T; None: the
+    trainer's ``"auto"`` schedule, recording within a quarter of the run)."""
 
     algorithm: str
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -375,6 +379,7 @@ class RunSpec(Keyed):
     out: str | None = None
     checkpoint_every: int = 10
     truncate: bool = False
+    record_every: int | None = None
 
     def __post_init__(self) -> None:
         text("algorithm", self.algorithm)
@@ -382,6 +387,8 @@ class RunSpec(Keyed):
         integer("batch", self.batch, low=1)
         integer("seed", self.seed, low=0)
         integer("checkpoint_every", self.checkpoint_every, low=1)
+        if self.record_every is not None:
+            integer("record_every", self.record_every, low=1)
         device_name("device", self.device)
         if boolean("truncate", self.truncate) and self.out is None:
             raise ParameterError("truncate", "writes the first T rounds of the run saved in out: give out (--out DIR)")
@@ -390,6 +397,8 @@ class RunSpec(Keyed):
         out = super().to_dict()
         if not self.truncate:  # a run that truncates nothing keeps the key it had before truncate was a field
             out.pop("truncate", None)
+        if self.record_every is None:  # nor does one on the default schedule, before record_every was
+            out.pop("record_every", None)
         return out
 
     @property

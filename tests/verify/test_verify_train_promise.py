@@ -328,7 +328,7 @@ def test_7_train_absurd_T_refused_after_round_1_nothing_written(
 ) -> None:
     monkeypatch.setattr(loop, "time", Clock(0.135))  # round 1 with its record: 2 ticks = 0.27 s
     out = tmp_path / "run"
-    line = refused(main, capsys, *QUAD, "T=9999999", "--out", str(out))
+    line = refused(main, capsys, *QUAD, "T=9999999", "--record-every", "1", "--out", str(out))
     # 9999999 rounds x 0.27 s = 2.7e6 s = 31.2 days
     assert line == ("sfltheory: error: parameter 'T': T = 9999999 rounds would take about 31 days (round 1 took "
                     "0.27 s; the limit is 24 h): raise --max-hours or lower T")  # fmt: skip

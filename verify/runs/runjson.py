@@ -2,7 +2,8 @@
 
 Its settings come from the run itself: the algorithm's parameters as it ran them (``config["params"]``, defaults
 included), the number of clients and the split (``config["problem"]``), the mini-batch; the records t = 0..T give
-||grad f(x^t)||^2, the loss and the test accuracy.
+||grad f(x^t)||^2, the loss and the test accuracy. A run recorded on a sparser schedule (``record_every`` > 1) is
+refused: the theorems' left-hand sides need every t.
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ def read_runjson(path: Path) -> RunLog:
     config, records = raw.get("config"), raw.get("records")
     if not isinstance(config, dict) or not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise ParameterError("run", f"{path}: a run record needs a 'config' object and a 'records' list")
+    every = config.get("record_every")
+    if isinstance(every, dict) and every.get("k", 1) != 1:  # a sparse schedule (sfltheory train --record-every)
+        k = every.get("k")
+        raise ParameterError("run", f"{path} records ||grad f||^2 every {k} rounds, not at every t: the theorems "
+                             "average or minimise it over every t < T; train with --record-every 1")  # fmt: skip
     where = [f"{path}, record {i}" for i in range(len(records))]
     log = from_rows(path, records, where, run_settings(config), "run.json")
     alg = config.get("algorithm")

@@ -70,21 +70,26 @@ def launch(
     observe: Callable[[int, Params, Params], None] | None = None,
     problem: Problem | None = None,
     extra_config: dict[str, Any] | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> Run:
     """Run ``spec``: with ``spec.out`` checkpointed there and resumed. ``problem``: one already built from
-    ``spec.problem`` (a trend check reuses it across runs)."""
+    ``spec.problem`` (a trend check reuses it across runs). ``spec.record_every`` None records on the loop's
+    ``"auto"`` schedule; ``announce`` receives the line saying what is recorded when, once it is known
+    (:func:`verify.train.loop.run`)."""
     algorithm = get(spec.algorithm)(**spec.params)
     prob = problem if problem is not None else problem_of(spec, auto=auto)
     if spec.out is not None:  # room for the checkpoint and records, before any round (a full disk is one line)
         check_dir("out", spec.out, need=output_bytes(prob, spec.T))
     # run.json names the spec it ran, less what a resumed run may change (T, where it is saved and how often,
-    # whether a shorter T is written beside it: the loop's own configuration records T), so the run can be re-made
-    # or read with its settings
-    what = {k: v for k, v in spec.to_dict().items() if k not in ("T", "out", "checkpoint_every", "truncate")}
+    # whether a shorter T is written beside it, when it records: the loop's own configuration records T and the
+    # schedule), so the run can be re-made or read with its settings
+    resumable = ("T", "out", "checkpoint_every", "truncate", "record_every")
+    what = {k: v for k, v in spec.to_dict().items() if k not in resumable}
     config = {"spec": what, **(extra_config or {})}
     return run(algorithm, prob, T=spec.T, seed=spec.seed, batch=spec.batch, batched=spec.batched, out=spec.out,
                checkpoint_every=spec.checkpoint_every, time_model=time_model(spec.time, prob.M), progress=progress,
-               observe=observe, extra_config=config, truncate=spec.truncate)  # fmt: skip
+               observe=observe, extra_config=config, truncate=spec.truncate, announce=announce,
+               record_every="auto" if spec.record_every is None else int(spec.record_every))  # fmt: skip
 
 
 __all__ = ["RECORD_BYTES", "STATE_COPIES", "TENSORBOARD_RECORD_BYTES", "launch", "output_bytes", "problem_of",
