@@ -18,6 +18,7 @@ failing configuration never stops a sweep.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -192,12 +193,32 @@ def error_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
 
 
-def init_worker() -> None:
-    """A pool worker: one torch thread (the pool runs one configuration per core), idle threads sleep."""
+def init_worker(slots: Any = None) -> None:
+    """A pool worker: one torch thread (the pool runs one configuration per core), idle threads sleep. ``slots``: a
+    shared counter (``multiprocessing.Value``) numbering the workers as they start; on a machine with several
+    GPUs worker i takes ``cuda:(i mod count)`` as its current device, so ``cuda`` and ``auto`` spread the pool
+    over every GPU, one device per worker, rather than piling it onto the first."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["MKL_NUM_THREADS"] = "1"
     _set_threads(1)
+    if slots is not None:
+        with slots.get_lock():
+            slot = int(slots.value)
+            slots.value += 1
+        worker_device(slot)
+
+
+def worker_device(slot: int) -> str | None:
+    """Make ``cuda:(slot mod count)`` the current CUDA device where there are several (None, and nothing done,
+    with fewer than two); returns the device taken."""
+    import torch  # a pool worker imports torch anyway; the sweep's driver never calls this
+
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if count < 2:
+        return None
+    torch.cuda.set_device(slot % count)
+    return f"cuda:{slot % count}"
 
 
 def _set_threads(n: int) -> None:
@@ -264,7 +285,10 @@ def _run_train(params: Mapping[str, Any], series: Sequence[str], auto: str | Non
 
     from verify.train.launch import launch
 
-    r = launch(run_spec(params), auto=auto)
+    spec = run_spec(params)
+    if spec.record_every is None:  # a sweep's series are read per round (t = 0..T): every round, unless given
+        spec = dataclasses.replace(spec, record_every=1)
+    r = launch(spec, auto=auto)
     last = {k: _finite(v) for k, v in r.records[-1].to_dict().items()}
     return {
         "version": RESULT_VERSION,
@@ -323,4 +347,5 @@ __all__ = [
     "run_config",
     "run_spec",
     "sweep_name",
+    "worker_device",
 ]

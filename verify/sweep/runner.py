@@ -9,6 +9,8 @@ next run skips every configuration whose result is stored (and reruns the failed
 from __future__ import annotations
 
 import contextlib
+import functools
+import multiprocessing
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -179,7 +181,9 @@ def _run(store: Store, todo: Sequence[Config], bar: Progress, *, executor: str, 
     cannot be written (a full disk) is kept in a fallback file and stops the sweep with that one line
     (:class:`sfltheory.outputs.WriteFailed`); what was stored before stays, and the next run resumes from it."""
     ex = make_executor(executor, execute, max_parallel=max_parallel, address=address, num_cpus=num_cpus,
-                       num_gpus=num_gpus, tasks=len(todo), initializer=init_worker)  # fmt: skip
+                       num_gpus=num_gpus, tasks=len(todo),
+                       initializer=functools.partial(init_worker, multiprocessing.get_context("spawn").Value("i", 0)),
+                       )  # fmt: skip
 
     def done(c: Config, rec: Any, err: BaseException | None) -> None:
         if err is not None or not isinstance(rec, Mapping):  # the worker died, or could not run it

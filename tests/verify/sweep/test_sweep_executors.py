@@ -162,3 +162,43 @@ def test_ray_executor_sizes_by_resources_and_joins_a_cluster(monkeypatch) -> Non
         refs = [ex.submit("1"), ex.submit("2")]
         raise KeyboardInterrupt
     assert fake.cancelled == [(r, True) for r in refs] or sorted(fake.cancelled) == sorted((r, True) for r in refs)
+
+
+# --- one device per pool worker (issue 23) ----------------------------------------------------------------------
+
+
+def test_pool_workers_spread_over_the_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    # three GPUs (patched): workers 0..4 take cuda:0, 1, 2, 0, 1 (slot mod 3); one GPU or none: nothing is set
+    import torch
+
+    from verify.sweep.entries import worker_device
+
+    taken: list[int] = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 3)
+    monkeypatch.setattr(torch.cuda, "set_device", taken.append)
+    assert [worker_device(i) for i in range(5)] == ["cuda:0", "cuda:1", "cuda:2", "cuda:0", "cuda:1"]
+    assert taken == [0, 1, 2, 0, 1]
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert worker_device(7) is None and taken == [0, 1, 2, 0, 1]
+
+
+def test_init_worker_numbers_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    import torch
+
+    import verify.sweep.entries as entries
+
+    seen: list[int] = []
+    monkeypatch.setattr(entries, "worker_device", seen.append)
+    for var in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # restored after the test
+        monkeypatch.setenv(var, "")
+    threads = torch.get_num_threads()
+    slots = multiprocessing.get_context("spawn").Value("i", 0)
+    try:
+        for _ in range(3):
+            entries.init_worker(slots)
+    finally:
+        torch.set_num_threads(threads)
+    assert seen == [0, 1, 2] and slots.value == 3

@@ -367,6 +367,7 @@ def test_short_runs_on_digits_decrease_the_loss() -> None:
         assert loss[-1] < 0.8 * loss[0], (name, loss)
 
 
+@pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")
 def test_cuda_gives_the_cpu_curve() -> None:
     p_cpu = QuadraticProblem.from_targets(d=8, M=4, sigma2=0.5, seed=0)

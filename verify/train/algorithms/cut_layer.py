@@ -98,10 +98,10 @@ from collections.abc import Mapping, Sequence
 
 import torch
 from torch import Tensor
-from torch.func import vmap
 
 from verify.ops import tree
 from verify.ops.batch import Batch
+from verify.ops.clients import over_clients
 from verify.ops.splitgrad import client_backward, client_backward_eager, server_grads, server_grads_eager
 from verify.ops.tree import Params
 from verify.problems import Problem
@@ -219,10 +219,10 @@ class SFLV1(_SFL):
         per = [ctx.batch(m, 0) for m in range(problem.M)]
         if ctx.batched:
             b = Batch.stack(per)
-            fn = vmap(
-                lambda x, y, w: v1_printed_client(problem, x_c, x_s, Batch(x, y, w), step, E), randomness="different"
-            )
-            pcs, pss, losses = fn(b.x, b.y, b.w)
+            pcs, pss, losses = over_clients(
+                lambda x, y, w: v1_printed_client(problem, x_c, x_s, Batch(x, y, w), step, E),
+                b.x, b.y, b.w, owner=problem, purpose="sfl_v1", randomness="different",
+            )  # fmt: skip
             ends_c, ends_s, loss = tree.unstack(pcs), tree.unstack(pss), float(losses.mean())
         else:
             ends_c, ends_s, ls = [], [], []
@@ -257,8 +257,10 @@ class SFLV1Analysed(_SFL):
         per = [Batch.stack([ctx.batch(m, i) for i in range(K)]) for m in range(problem.M)]
         if ctx.batched:
             b = Batch.stack(per)  # axes (client, step, sample)
-            fn = vmap(lambda x, y, w: local_sgd(problem, x_c, x_s, Batch(x, y, w), step), randomness="different")
-            pcs, pss, losses = fn(b.x, b.y, b.w)
+            pcs, pss, losses = over_clients(
+                lambda x, y, w: local_sgd(problem, x_c, x_s, Batch(x, y, w), step),
+                b.x, b.y, b.w, owner=problem, purpose="sfl_v1_analysed", randomness="different",
+            )  # fmt: skip
             ends_c, ends_s, loss = tree.unstack(pcs), tree.unstack(pss), float(losses.mean())
         else:
             ends_c, ends_s, ls = [], [], []
@@ -366,14 +368,16 @@ class SFLV2(_SFL):
                     # the clients' forward and backward passes are independent: vmapped; the server stays a loop
                     b = Batch.stack(per)
                     stacked = tree.stack(pcs)
-                    H = vmap(problem.client_forward)(stacked, b.x)
+                    H = over_clients(problem.client_forward, stacked, b.x, owner=problem, purpose="sfl_v2 forward")
                     ghs: dict[int, Tensor] = {}
                     for m in pi:
                         ps, ghs[m], lo = server_step(problem, ps, H[m], b[m], step)
                         losses.append(float(lo))
                     GH = torch.stack([ghs[m] for m in range(M)])
-                    fn = vmap(lambda pc, x, gh: stale_client_updates(problem, pc, x, gh, step, E))
-                    pcs = tree.unstack(fn(stacked, b.x, GH))
+                    pcs = tree.unstack(
+                        over_clients(lambda pc, x, gh: stale_client_updates(problem, pc, x, gh, step, E),
+                                     stacked, b.x, GH, owner=problem, purpose="sfl_v2 backward")
+                    )  # fmt: skip
                 else:
                     hs = [problem.client_forward(pcs[m], per[m].x) for m in range(M)]
                     gl: dict[int, Tensor] = {}

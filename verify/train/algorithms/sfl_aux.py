@@ -104,11 +104,11 @@ from collections.abc import Mapping
 
 import torch
 from torch import Tensor
-from torch.func import vmap
 
 from sfltheory.errors import ParameterError
 from verify.ops import tree
 from verify.ops.batch import Batch
+from verify.ops.clients import over_clients
 from verify.ops.splitgrad import aux_grads, client_backward, server_grads
 from verify.ops.tree import Params
 from verify.problems import Problem
@@ -282,12 +282,13 @@ class SflAux(SplitAlgorithm):
             pas = tree.stack([x_a] * len(clients))
             if first_server:  # lines 27-29, vmapped over the participants
                 ghs = torch.stack([gh[m] for m in clients])
-                gcs = vmap(lambda x, g: client_backward(problem, x_c, x, g))(b0.x, ghs)
+                gcs = over_clients(lambda x, g: client_backward(problem, x_c, x, g), b0.x, ghs, owner=problem,
+                                   purpose="sfl_aux backward")  # fmt: skip
                 pcs = tree.add(pcs, gcs, -eta_l)
             if rest:
                 b = Batch.stack(rest)
-                fn = vmap(lambda pc, pa, x, y, w: aux_sgd(problem, pc, pa, Batch(x, y, w), eta_l))
-                pcs, pas, _ = fn(pcs, pas, b.x, b.y, b.w)
+                pcs, pas, _ = over_clients(lambda pc, pa, x, y, w: aux_sgd(problem, pc, pa, Batch(x, y, w), eta_l),
+                                           pcs, pas, b.x, b.y, b.w, owner=problem, purpose="sfl_aux local")  # fmt: skip
             ends_c, ends_a = tree.unstack(pcs), tree.unstack(pas)
         else:
             ends_c, ends_a = [], []

@@ -25,11 +25,11 @@ from typing import ClassVar
 
 import torch
 from torch import Tensor
-from torch.func import vmap
 
 from sfltheory.errors import ParameterError
 from verify.ops import tree
 from verify.ops.batch import Batch
+from verify.ops.clients import over_clients
 from verify.ops.splitgrad import grads, grads_eager
 from verify.ops.tree import Params
 from verify.problems import Problem
@@ -152,30 +152,41 @@ class FedAvg(_Shared):
         K = self.p["K"]
         clients = sorted(self.participants(t, problem, ctx))
         x_c, x_s = state["client"], state["server"]
-        # [client][k] batches -> one Batch with axes (client, k, sample)
-        per = [Batch.stack([ctx.batch(m, k) for k in range(K)]) for m in clients]
+        whole = tree.nbytes(x_c) + tree.nbytes(x_s)
         if ctx.batched:
-            b = Batch.stack(per)
-            fn = vmap(
-                lambda x, y, w: local_sgd(problem, x_c, x_s, Batch(x, y, w), self.p["eta_l"]), randomness="different"
-            )
-            pcs, pss, _ = fn(b.x, b.y, b.w)
-            ends_c, ends_s = tree.unstack(pcs), tree.unstack(pss)
+            # one gather for every client's K batches (axes client, step, sample), the clients vmapped in chunks
+            # that fit the device, the drift and the average on the stacked trees: no per-client Python work
+            b = ctx.batch_grid(clients, K)
+
+            def sums(out: tuple[Params, Params, Tensor]) -> tuple[Params, Params, Tensor]:
+                """A chunk's end models summed, and its drifts: the average is taken chunk by chunk."""
+                pcs, pss, _ = out
+                drifts = tree.sqnorm_batched(tree.sub(pcs, x_c)) + tree.sqnorm_batched(tree.sub(pss, x_s))
+                return {k: v.sum(0) for k, v in pcs.items()}, {k: v.sum(0) for k, v in pss.items()}, drifts.sum()
+
+            sum_c, sum_s, drift_sum = over_clients(
+                lambda x, y, w: local_sgd(problem, x_c, x_s, Batch(x, y, w), self.p["eta_l"]),
+                b.x, b.y, b.w, owner=problem, purpose="fedavg", randomness="different", reduce=sums,
+            )  # fmt: skip
+            samples = [int(n) for n in b.w.sum(dim=(1, 2)).tolist()]
+            n = len(clients)
+            drift = float(drift_sum) / n
+            mean_c = {k: v / n for k, v in sum_c.items()}
+            mean_s = {k: v / n for k, v in sum_s.items()}
         else:
-            ends_c, ends_s = [], []
-            for b in per:
-                pc, ps, _ = local_sgd(problem, x_c, x_s, b, self.p["eta_l"], eager=True)
+            ends_c, ends_s, samples, drifts = [], [], [], []
+            for m in clients:
+                bm = Batch.stack([ctx.batch(m, k) for k in range(K)])
+                pc, ps, _ = local_sgd(problem, x_c, x_s, bm, self.p["eta_l"], eager=True)
                 ends_c.append(pc)
                 ends_s.append(ps)
-        whole = tree.nbytes(x_c) + tree.nbytes(x_s)
-        for b in per:
-            n = int(b.w.sum())
+                samples.append(int(bm.w.sum()))
+                drifts.append(float(tree.sqnorm(tree.sub(pc, x_c)) + tree.sqnorm(tree.sub(ps, x_s))))
+            drift = sum(drifts) / len(drifts)
+            mean_c, mean_s = tree.mean(ends_c), tree.mean(ends_s)
+        for n in samples:
             ctx.work("client", forward=n, backward=n)
             ctx.download(whole)
             ctx.upload(whole)
-        drift = [
-            float(tree.sqnorm(tree.sub(c, x_c)) + tree.sqnorm(tree.sub(s, x_s)))
-            for c, s in zip(ends_c, ends_s, strict=True)
-        ]
-        self.global_step(state, tree.mean(ends_c), tree.mean(ends_s))
-        return {"drift": sum(drift) / len(drift)}
+        self.global_step(state, mean_c, mean_s)
+        return {"drift": drift}
