@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 import torch
+from bench_train import small_cnn  # benchmarks/ is on sys.path when a script in it runs
 from torch import nn
 
 from verify.data import partition, synthetic_classification
@@ -69,15 +70,6 @@ def pfl_cnn() -> nn.Module:
     )  # fmt: skip
 
 
-def small_cnn() -> nn.Module:
-    """The CPU stand-in (1x8x8 inputs, 15,930 parameters), as in bench_train."""
-    return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(128, 80), nn.ReLU(), nn.Linear(80, 10),
-    )  # fmt: skip
-
-
 def build(make: Callable[[], nn.Module], shape: tuple[int, ...], M: int, per_client: int, cut: str, device: str
           ) -> tuple[nn.Module, ModelProblem]:  # fmt: skip
     ds = synthetic_classification(M * per_client, shape, 10, seed=0)
@@ -105,7 +97,7 @@ def bare(model: nn.Module, prob: ModelProblem, K: int, batch: int, eta: float = 
     dev = prob.device
     net = nn.Sequential(*[m for m in model.children()]).to(dev)
     glob = [p.detach().clone() for p in net.parameters()]
-    params = list(net.parameters())
+    params: list[torch.Tensor] = list(net.parameters())  # the optimisers' fused in-place update below
 
     def go() -> object:
         ctx = Context(problem=prob, t=0, seed=0, batch_size=batch, batched=False)

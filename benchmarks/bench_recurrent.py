@@ -20,7 +20,6 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from verify.models.recurrent import vmappable_rnns_
 from verify.problems import ModelProblem
 from verify.train import get
 from verify.train.base import Context, Counters
@@ -48,10 +47,8 @@ def problem(cell: type[nn.Module], M: int, vmappable: bool) -> ModelProblem:
     client = LastStep(cell(FEATURES, HIDDEN, batch_first=True))
     server = nn.Linear(HIDDEN, CLASSES)
     clients = list(torch.arange(M * PER_CLIENT).split(PER_CLIENT))
-    prob = ModelProblem.from_parts(client, server, nn.CrossEntropyLoss(), X, y, clients)
-    if vmappable:
-        vmappable_rnns_(prob.client, prefix="client")
-    return prob
+    # vmappable=False keeps torch's fused kernel (a ModelProblem makes its recurrent layers vmappable by default)
+    return ModelProblem.from_parts(client, server, nn.CrossEntropyLoss(), X, y, clients, vmappable_rnns=vmappable)
 
 
 def one_round(prob: ModelProblem, batched: bool) -> Callable[[], object]:

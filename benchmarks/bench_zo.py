@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import torch
+from bench_train import small_cnn  # benchmarks/ is on sys.path when a script in it runs
 from torch import nn
 
 from verify.data import partition, synthetic_classification
@@ -71,15 +72,6 @@ def best_of(fn: Callable[[], object], k: int, device: str, warm: bool = True) ->
         sync(device)
         ts.append(clock(device) - t)
     return min(ts)
-
-
-def small_cnn() -> nn.Module:
-    """bench_train.py's CNN: conv 1->16, conv 16->32 (3x3, 2x2 pooling), fc 128->80->10; 15,930 parameters."""
-    return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(128, 80), nn.ReLU(), nn.Linear(80, 10),
-    )  # fmt: skip
 
 
 def problem(big: bool, device: str) -> ModelProblem:
