@@ -90,8 +90,12 @@ def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> Che
            if k in p}  # fmt: skip
     practical = boolean("practical", p.pop("practical", True))
     order = p.pop("order", None)
+    device = device_name("device", p.pop("device", "cpu"))
     problem = check_problem(p, exp, partition=partition)
     on_model = problem.kind == "model" if problem is not None else exp.problem == "model"
+    if device != "cpu" and not on_model:  # it would be ignored: exact moments are computed on the CPU
+        raise ParameterError("device", f"runs a model problem on {device}; an exact quadratic is checked on the "
+                             "CPU in float64 (drop it, or verify on a model: --model, --data)")  # fmt: skip
     if order is not None and not on_model:
         raise ParameterError("params.order", "sets the client order of a run on a model; not on a quadratic")
     if "points" in run and not on_model:  # it would be ignored: a quadratic's constants are exact, not measured
@@ -102,7 +106,7 @@ def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> Che
         plan["params"]["order"] = order
     return CheckSpec(result=result, problem=problem, practical=practical, T=run.get("T", 40), seeds=run.get("seeds"),
                batch=run.get("batch"), points=run.get("points", 3), step=plan.get("step"),
-               params=plan.get("params", {}), overrides=plan["overrides"])  # fmt: skip
+               params=plan.get("params", {}), overrides=plan["overrides"], device=device)  # fmt: skip
 
 
 def experiment_of(result: str) -> Any:

@@ -467,7 +467,9 @@ class CheckSpec(Keyed):
     folder) is checked instead of running one (:mod:`verify.pipeline.fromrun`): ``params`` are then the run's
     settings a log does not state, ``overrides`` given constants, ``constants`` measured records (their sup),
     ``tags`` the TensorBoard scalars, ``digest`` the SHA-256 of the files read (the check's identity: a changed
-    file is never a stale cache hit). A check without a run has the key it had before these fields."""
+    file is never a stale cache hit). A check without a run has the key it had before these fields. ``device``:
+    where a model problem trains and is measured (``cpu``, ``cuda``, ``cuda:N`` or ``auto``; an exact quadratic's
+    moments are computed on the CPU, so it takes only ``cpu``)."""
 
     result: str
     T: int = 40
@@ -483,9 +485,11 @@ class CheckSpec(Keyed):
     constants: tuple[str, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
     digest: str | None = None
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         text("result", self.result)
+        device_name("device", self.device)
         rounds("T", self.T, low=2)
         if self.run is not None:
             text("run", self.run)
@@ -515,6 +519,8 @@ class CheckSpec(Keyed):
         if self.run is None:  # a check that reads no run keeps the key it had before runs could be read
             for k in ("run", "constants", "tags", "digest"):
                 out.pop(k, None)
+        if self.device == "cpu":  # nor a check on the CPU the key it had before checks ran elsewhere
+            out.pop("device", None)
         return out
 
 

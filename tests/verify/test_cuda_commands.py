@@ -88,3 +88,12 @@ def test_train_command_on_cuda(capsys: pytest.CaptureFixture[str]) -> None:
     run_json = json.loads(capsys.readouterr().out)
     assert run_json["config"]["device"].startswith("cuda")
     assert len(run_json["records"]) == 3
+
+
+def test_verify_on_a_model_on_cuda(capsys: pytest.CaptureFixture[str]) -> None:
+    # verify trains and measures a model problem on the device asked for
+    argv = ["verify", "sl_noniid/thm1", "--model", "mlp", "--input-shape", "64", "--clients", "2", "--T", "3",
+            "--seeds", "2", "--points", "1", "--order", "fixed", "eta_l=0.05", "--json"]  # fmt: skip
+    assert cli([*argv, "--device", "cuda"]) == 0
+    res = json.loads(capsys.readouterr().out)["results"][0]
+    assert res["problem"].startswith("mlp on digits[train]: M = 2") and res["legs"]

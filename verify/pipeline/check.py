@@ -39,6 +39,7 @@ from sfltheory.atomic import write_atomic
 from sfltheory.constants import Constants
 from sfltheory.errors import NumericRangeError, ParameterError
 from sfltheory.experiments import LHS_KINDS, Experiment, experiment, lhs_quantity
+from verify.device import present, resolve_device
 from verify.pipeline.report import clean
 from verify.problems import ModelProblem, Problem, QuadraticProblem, build
 from verify.spec import CheckSpec, ModelSpec, ProblemSpec
@@ -89,14 +90,15 @@ def default_problem(exp: Experiment, seed: int = 0) -> QuadraticProblem:
                                          M=exp.M, F=1.0, seed=seed, noise=exp.noise)  # fmt: skip
 
 
-def problem_for(exp: Experiment, spec: ProblemSpec | None, seed: int = 0) -> Problem:
-    """The problem a check runs on: ``spec``, or the experiment's default (a quadratic, or :data:`DEFAULT_MODEL`)."""
+def problem_for(exp: Experiment, spec: ProblemSpec | None, seed: int = 0, device: str = "cpu") -> Problem:
+    """The problem a check runs on: ``spec``, or the experiment's default (a quadratic, or :data:`DEFAULT_MODEL`);
+    a model on ``device`` (a quadratic's exact moments are computed on the CPU)."""
     if spec is None:
-        return build(DEFAULT_MODEL) if exp.problem == "model" else default_problem(exp, seed)
+        return build(DEFAULT_MODEL, device=device) if exp.problem == "model" else default_problem(exp, seed)
     if spec.kind == "quadratic" and exp.problem == "model":
         raise ParameterError("problem", f"{exp.result} assumes bounded gradients, which no quadratic has: verify it "
                              "on a model (--model, --data)")  # fmt: skip
-    return build(spec)
+    return build(spec, device=device if spec.kind == "model" else "cpu")
 
 
 def quadratic_description(q: QuadraticProblem) -> str:
@@ -515,7 +517,7 @@ def prepare(spec: CheckSpec) -> Prepared:
     if spec.run is not None:
         return Prepared(spec=spec)
     exp = experiment(spec.result)
-    problem = problem_for(exp, spec.problem)
+    problem = problem_for(exp, spec.problem, device=resolve_device(present("device", spec.device)))
     if isinstance(problem, QuadraticProblem):
         q = prepare_quadratic(spec, exp, problem)
         grid = choice_grid(spec.T) if exp.at_choice else None

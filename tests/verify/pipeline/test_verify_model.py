@@ -157,6 +157,10 @@ def test_cli_verify_on_a_model_and_a_problem_file(tmp_path, capsys) -> None:
         (["verify", "sl_noniid/thm1", "--order", "fixed"], "'--order'"),
         (["verify", "sl_noniid/thm1", "--problem", "quadratic", "--model", "mlp"], "'--model'"),
         (["verify", "sl_noniid/thm1", "--model", "mlp", "--worst-case", "2"], "'--worst-case'"),
+        # an exact quadratic's moments are computed on the CPU: a device for it would be ignored
+        (["verify", "sl_noniid/thm1", "--device", "cuda"], "'--device': runs a model problem on cuda; an exact"),
+        (["verify", "sl_noniid/thm1", "--model", "mlp", "--device", "tpu"], "'--device': must be auto, cpu, cuda"),
+        (["verify", "sl_noniid/thm1", "--run", "x.csv", "--device", "cpu"], "'--device'"),
     ],
 )
 def test_cli_verify_model_bad_input(argv, needle, capsys) -> None:
@@ -165,3 +169,24 @@ def test_cli_verify_model_bad_input(argv, needle, capsys) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert needle in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_cli_verify_model_on_an_absent_device_is_refused_before_any_run(capsys, monkeypatch) -> None:
+    # no CUDA here (patched): one line naming --device, before the data are loaded or a round runs
+    import torch
+
+    from verify.app import main
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main(["verify", "sl_noniid/thm1", "--model", "mlp", "--input-shape", "64", "--device", "cuda"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("sfltheory: error: parameter '--device': cuda: ") and err.endswith("; use cpu or auto")
+    assert len(err.splitlines()) == 1
+
+
+def test_check_spec_on_the_cpu_keeps_its_key() -> None:
+    # checks cached before --device existed are still found: device = cpu is not part of the key
+    from verify.spec import CheckSpec
+
+    assert CheckSpec(result="sl_noniid/thm1").key() == CheckSpec(result="sl_noniid/thm1", device="cpu").key()
+    assert CheckSpec(result="sl_noniid/thm1").key() != CheckSpec(result="sl_noniid/thm1", device="cuda").key()
