@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import copy
 import platform
-import time
 from collections.abc import Callable
 
 import torch
+from bench_train import best_of  # benchmarks/ is on sys.path when a script in it runs
 from torch import Tensor, nn
 
 from verify.problems import ModelProblem
@@ -60,16 +60,6 @@ def one_round(prob: ModelProblem, batched: bool) -> Callable[[], object]:
                                             counters=Counters()))  # fmt: skip
 
     return go
-
-
-def best_of(fn: Callable[[], object], k: int) -> float:
-    fn()  # warm-up
-    ts = []
-    for _ in range(k):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return min(ts)
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ import torch
 from torch import Tensor
 
 from sfltheory.errors import ParameterError
-from verify.ops.hvp import HessianOperator, placed
+from verify.ops.hvp import HessianOperator
 from verify.ops.objective import Objective, Params
 
 from .lanczos import Eigen, Spectrum, lanczos
@@ -165,8 +165,8 @@ def secant_smoothness(
     :math:`\|H_{pp}d\|/\|d\|`. Parameters missing from ``x0``/``x1`` are taken from the objective's point.
     """
     names = obj.part_names(part)
-    p0: Params = {**obj.params0, **placed(obj, x0)}  # points given elsewhere (the CPU) on the objective's device
-    p1: Params = {**obj.params0, **placed(obj, x1)}
+    p0: Params = {**obj.params0, **obj.placed(x0)}  # points given elsewhere (the CPU) on the objective's device
+    p1: Params = {**obj.params0, **obj.placed(x1)}
     step = torch.cat([(p1[n] - p0[n]).reshape(-1) for n in names]).double()
     den = float(torch.linalg.vector_norm(step))
     if den == 0:

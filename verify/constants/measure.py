@@ -53,7 +53,7 @@ from sfltheory.errors import ParameterError
 from sfltheory.variants import with_variant
 from verify.data import partition as make_partition
 from verify.models.forward import INPUT_SHAPE, MODEL
-from verify.ops.hvp import HessianOperator, placed
+from verify.ops.hvp import HessianOperator
 from verify.ops.objective import LossFn, Objective, OutputSelector, Params
 from verify.ops.zo import FORMS
 from verify.split import Split
@@ -236,7 +236,7 @@ def measure(
     fobj = obj.with_clients(cl)  # f = (1/M) sum_m f_m, clients weighing equally: L, L[min], L[part], kappa, F
     if "eps2" in groups and len(cl) < 2:
         raise ParameterError("clients", "heterogeneity (eps2, B2, G2) needs at least 2 clients")
-    x = placed(obj, obj.params0 if params is None else params)  # a point given on the CPU, on the objective's device
+    x = obj.placed(obj.params0 if params is None else params)  # a point given on the CPU, on the objective's device
     parts = list(sp.names)
     bar = Progress(progress, step_count(groups, len(cl), parts))
     c = Constants()

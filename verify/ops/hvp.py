@@ -27,8 +27,8 @@ attention and batch norm in eval mode run by either method (tests/verify/ops/tes
   once and kept (one double-backward pass per product, the memory of every chunk's graph);
 * :class:`HessianOperator` -- a diagonal block :math:`H_{pp}` as a SciPy ``LinearOperator`` on any of the paths.
 
-Tensors handed to a product are placed on the objective's device and dtype by :func:`placed` (the one place
-where that happens here), so a point or a direction given on the CPU works for an objective on CUDA.
+Tensors handed to a product are placed on the objective's device and dtype by ``Objective.placed`` (the one place
+where that happens), so a point or a direction given on the CPU works for an objective on CUDA.
 """
 
 from __future__ import annotations
@@ -58,11 +58,6 @@ LABELS = {"reverse": "double backward", "forward": "forward-over-reverse"}  # th
 # product of one chunk: (objective, point, rows, direction, chunk) -> rows of H v.
 Chunk = tuple[Tensor, Tensor, Tensor | None]
 ChunkProduct = Callable[[Objective, Mapping[str, Tensor], Sequence[str], Mapping[str, Tensor], Chunk], Params]
-
-
-def placed(obj: Objective, tensors: Mapping[str, Tensor]) -> Params:
-    """``tensors`` detached, on the objective's device, floating ones in its dtype (integer ones keep theirs)."""
-    return obj.placed(tensors)
 
 
 def reverse_chunk(
@@ -112,7 +107,7 @@ def _product(
     wrt: Sequence[str] | None,
     idx: Tensor | None,
 ) -> Params:
-    params, v = placed(obj, params), placed(obj, v)
+    params, v = obj.placed(params), obj.placed(v)
     names = list(params) if wrt is None else list(wrt)
     out = {k: torch.zeros_like(params[k]) for k in names}
     it, scale = obj.terms(idx)
@@ -207,7 +202,7 @@ def product_speeds(obj: Objective, params: Mapping[str, Tensor] | None = None) -
     cached = _SPEEDS.get(obj.model, {}).get(key)
     if cached is not None:
         return cached
-    p = placed(obj, obj.params0 if params is None else params)
+    p = obj.placed(obj.params0 if params is None else params)
     names = list(obj.names)
     chunk = next(iter(obj.terms()[0]))
     v = {k: torch.ones_like(p[k]) for k in names}
@@ -337,7 +332,7 @@ class HessianOperator(LinearOperator):
         super().__init__(dtype=np.dtype(np.float64), shape=(n, n))
         self.obj, self.part, self.params, self.idx = obj, part, params, idx
         self.matvecs = 0
-        self._base = placed(obj, obj.params0 if params is None else params)
+        self._base = obj.placed(obj.params0 if params is None else params)
         self._scale = obj.terms(idx)[1]
         self._leaves: dict[str, Tensor] = {}
         self._graphs: list[dict[str, Tensor]] | None = None

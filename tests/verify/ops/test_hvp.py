@@ -28,7 +28,6 @@ from verify.ops.hvp import (  # noqa: E402
     Speeds,
     forward_over_reverse_product,
     hessian_vector_product,
-    placed,
     product_speeds,
 )
 from verify.ops.objective import Objective  # noqa: E402
@@ -208,7 +207,7 @@ def test_placed_follows_the_objective() -> None:
     obj, A = least_squares()
     H = A.T @ A / A.shape[0]
     v32 = {k: torch.ones(t.shape, dtype=torch.float32) for k, t in obj.params0.items()}  # exact in both dtypes
-    moved = placed(obj, {**v32, "count": torch.arange(3)})
+    moved = obj.placed({**v32, "count": torch.arange(3)})
     assert all(moved[k].dtype == D for k in v32) and moved["count"].dtype == torch.long
     for f in PRODUCTS.values():
         got = f(obj, obj.params0, v32)
