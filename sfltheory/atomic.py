@@ -60,5 +60,6 @@ def atomic_path(path: Path) -> Iterator[Path]:
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`atomic_path`): readers see the old file or the whole new one."""
     with atomic_path(path) as tmp:
         tmp.write_text(text)

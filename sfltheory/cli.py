@@ -123,7 +123,7 @@ def main(
         return EXIT_USAGE
     args = _parse(build_parser(register, model_cuts), rest)
     try:
-        paths: list[str | Path] = [*from_environment(), *files]  # results of your own (README: "Your own theorem")
+        paths: list[str | Path] = [*from_environment(), *files]  # results of your own (docs/guide/own-theorem.md)
         with using(paths) if paths else contextlib.nullcontext():
             rc = int(args.func(args))
         for line in getattr(args, "deferred_notes", ()):

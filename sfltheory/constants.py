@@ -67,7 +67,7 @@ class Estimate:
 
     def needed(self, rel: float = RELIABLE_SE) -> int | None:
         """The probe count (or, for an estimate without probes, the sample count) that would bring the standard
-        error down to ``rel`` x |value|, assuming se scales as 1/sqrt(count) (Monte Carlo; conservative for
+        error down to ``rel * abs(value)``, assuming se scales as 1/sqrt(count) (Monte Carlo; conservative for
         Hutch++, whose error falls faster): ``ceil(count * (se / (rel |value|))^2)``. ``None`` without an se or a
         count; the current count when it already suffices."""
         count = self.probes if self.probes is not None else self.n
@@ -105,6 +105,8 @@ class Estimate:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Estimate:
+        """An estimate from its :meth:`to_dict` form: the derived keys are dropped (recomputed), an unknown field is
+        refused, ``interval`` is read back as a pair."""
         d = {k: v for k, v in d.items() if k not in DERIVED}
         unknown = set(d) - {f.name for f in fields(cls)}
         if unknown:
@@ -143,10 +145,12 @@ class Choice:
 
     @property
     def wanted(self) -> str:
+        """The variant the assumption needs: the first (strongest) of the pick's keys."""
         return self.pick.keys[0]
 
     @property
     def fallback(self) -> bool:
+        """True when a variant other than :attr:`wanted` was measured and stands in for it."""
         return self.key is not None and self.key != self.wanted
 
 
@@ -259,6 +263,7 @@ class Constants:
         return self.variants.get(key)
 
     def set(self, key: str, est: Estimate) -> None:
+        """Store ``est`` under a canonical name (its field) or a ``name[variant]`` key; any other key is refused."""
         if key in CANONICAL:
             setattr(self, key, est)
         elif "[" in key and key.endswith("]"):
@@ -267,6 +272,7 @@ class Constants:
             raise ParameterError("key", f"'{key}' is neither a canonical constant nor a name[variant] key")
 
     def items(self) -> list[tuple[str, Estimate]]:
+        """Every estimate held as ``(key, estimate)``: canonical names in ``CANONICAL`` order, then variants sorted."""
         main = [(k, e) for k in CANONICAL if (e := getattr(self, k)) is not None]
         return main + sorted(self.variants.items())
 
@@ -371,6 +377,7 @@ class Constants:
 
     # ---- serialisation -------------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data: ``{"format": FORMAT, "constants": {key: estimate}, "meta": {...}}``."""
         return {
             "format": FORMAT,
             "constants": {k: e.to_dict() for k, e in self.items()},
@@ -386,6 +393,8 @@ class Constants:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Constants:
+        """A record from its :meth:`to_dict` form; anything else is refused in one line (``ParameterError``), an
+        invalid estimate's naming the constant."""
         if not isinstance(d, Mapping):
             raise ParameterError(
                 "constants", f"not a {FORMAT} record: a JSON object is needed (got {type(d).__name__})"
@@ -482,6 +491,8 @@ class CutConstants:
         raise ParameterError("constants", f"no record for cut '{cut}' (measured at: {', '.join(self.cuts) or 'none'})")
 
     def to_dict(self) -> dict[str, Any]:
+        """The per-cut file as JSON-ready data: format, meta, one :meth:`Constants.to_dict` record per cut and, when
+        the model's blocks are held, ``model`` and ``blocks`` (so that ``--model FILE`` reads the file as the model)."""
         out: dict[str, Any] = {"format": CUTS_FORMAT, "meta": self.meta}
         if self.blocks:  # top-level "model" and "blocks": `--model FILE` reads the file as the model measured
             out.update({"model": self.meta.get("model", "model"), "blocks": list(self.blocks)})
@@ -510,6 +521,7 @@ class CutConstants:
 
     @classmethod
     def load(cls, path: str | Path) -> CutConstants:
+        """A per-cut file, or a single constants record (:meth:`from_dict`), read from ``path``."""
         return cls.from_dict(read_json(path))
 
     def __str__(self) -> str:

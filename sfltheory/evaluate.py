@@ -336,6 +336,10 @@ def _used_by_defaults(r: Result, need: Sequence[str]) -> set[str]:
 # ---------------------------------------------------------------------------------------------------
 @dataclass
 class HypothesisCheck:
+    """One hypothesis of a result evaluated: its name, kind and source (statement, proof, implicit) and the condition
+    as printed; whether it ``holds`` (per point of a sweep), its ``slack`` (the margin, >= 0 where it holds; for an
+    equality minus the gap), the two evaluated sides and which of them lie beyond the float range (``beyond``)."""
+
     name: str
     kind: str
     source: str
@@ -352,6 +356,10 @@ class HypothesisCheck:
 
 @dataclass
 class Evaluation:
+    """A result evaluated at some parameters (scalars, or arrays for a sweep): the bound ``value`` and each term,
+    every hypothesis checked, the parameters used, what the defaults derived (``derived``) or rounded to a whole
+    count (``rounded``), and the names given but unused. :meth:`verdict` says whether the bound applies."""
+
     id: str
     value: Value
     terms: dict[str, Value]
@@ -420,6 +428,7 @@ class Evaluation:
 
 
 def not_(x: bool | np.ndarray) -> bool | np.ndarray:
+    """Logical negation of a flag, element-wise for an array of flags (a plain bool stays a bool)."""
     return np.logical_not(x) if isinstance(x, np.ndarray) else not x
 
 

@@ -25,10 +25,12 @@ def get(name: str) -> Param:
 
 
 def is_known(name: str) -> bool:
+    """Whether ``name`` is a name in use (canonical, a paper's own, or a loaded user file's)."""
     return name in params_in_use()
 
 
 def all_params() -> list[Param]:
+    """Every parameter in use, in catalogue order (the canonical names first)."""
     return list(params_in_use().values())
 
 

@@ -43,6 +43,9 @@ EXAMPLE: dict[str, float] = {
 
 
 def example() -> dict[str, Any]:
+    """The worked example (``example.json``): for each edition of MU-SplitFed Theorem 4.3 on :data:`EXAMPLE`, the
+    largest step (with and without the proof's conditions), the branch that binds, and the bound and its terms at
+    that step, with the verdict."""
     out: dict[str, Any] = {"parameters": EXAMPLE, "editions": {}}
     for rid in ("mu_splitfed/thm4.3", "mu_splitfed/thm4.3@appendix", "mu_splitfed/thm4.3@proof"):
         sc = max_step(rid, EXAMPLE)
@@ -99,6 +102,8 @@ def summary(out_dir: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m sfltheory.mainjob [OUT]``: write every page into ``OUT`` (default ``out``) and print the worked
+    example; ``--docs [DIR]`` regenerates only the generated docs pages in ``DIR`` (default ``docs``). Returns 0."""
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["--docs"]:  # regenerate the committed pages: python -m sfltheory.mainjob --docs docs
         for name, text in docs().items():

@@ -188,6 +188,8 @@ def _objective(ch: Any) -> float:
 
 
 def plot_compare(rows: list[Row], path: str | Path, *, name: str = "path") -> Path:
+    """Bar charts of compared rows (:func:`sfltheory.plan.compare.compare`): the bound of each entry on a log
+    scale and, where rounds to eps were computed, the rounds beside it; written atomically to ``path``, returned."""
     check_path(path)
     with_rounds = any(r.rounds is not None for r in rows)
     with style() as plt:
@@ -217,6 +219,8 @@ def plot_compare(rows: list[Row], path: str | Path, *, name: str = "path") -> Pa
 
 
 def plot_cuts(table: CutTable, path: str | Path, *, name: str = "path") -> Path:
+    """A model's cut table: the client's parameter count d_c and, where known, the activation values per sample,
+    cut by cut (log scale); written atomically to ``path``, returned."""
     check_path(path)
     with style() as plt:
         fig, ax = plt.subplots()

@@ -35,6 +35,8 @@ _user: UserResults | None = None
 
 @cache
 def catalogue() -> Mapping[str, Result]:
+    """Every result by id, read-only: the built-in papers' in order, then the loaded user files' (built once, and
+    again after the user's files change)."""
     out = {r.id: r for r in builtin_results()}
     for r in _user.results if _user is not None else ():
         if r.id in out:  # userresults.load refuses it with the file; a set built by hand may not have
@@ -130,6 +132,7 @@ def get(result_id: str) -> Result:
 
 
 def results(paper: str | None = None) -> list[Result]:
+    """Every result of the catalogue (built-in papers, then loaded user files) in order; only ``paper``'s when given."""
     return [r for r in catalogue().values() if paper is None or r.paper == paper]
 
 

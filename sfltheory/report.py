@@ -19,6 +19,7 @@ from .stepsize import StepCheck
 
 
 def latex(expr: sp.Expr) -> str:
+    """``expr`` as LaTeX, each name written as its symbol (:func:`sfltheory.lexicon.latex_names`)."""
     return sp.latex(expr, symbol_names=lexicon.latex_names())
 
 
@@ -41,6 +42,8 @@ def jsonable(v: Any) -> Any:
 
 
 def num(v: Any) -> str:
+    """A value as short text: 6 significant digits, ``inf``/``-inf``/``nan`` spelled out, ``-`` for None, an array
+    as its first 8 entries."""
     if v is None:
         return "-"
     a = np.asarray(v)
@@ -89,6 +92,7 @@ def _holds(v: Any) -> str:
 
 
 def text_table(rows: list[list[str]], header: list[str]) -> str:
+    """``rows`` under ``header`` as a plain-text table: left-aligned columns two spaces apart, a rule of dashes."""
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
@@ -96,6 +100,8 @@ def text_table(rows: list[list[str]], header: list[str]) -> str:
 
 # --- catalogue ----------------------------------------------------------------------------------------
 def result_summary(r: Result) -> dict[str, Any]:
+    """What ``sfltheory list --json`` gives per result: id, kind, title, rate, whether explicit and its stand-in,
+    what it bounds, its assumptions, where it is printed and how many discrepancies are recorded."""
     return {
         "id": r.id,
         "kind": r.kind,
@@ -162,6 +168,9 @@ def list_markdown() -> str:
 
 # --- show ---------------------------------------------------------------------------------------------
 def show_dict(r: Result) -> dict[str, Any]:
+    """Everything ``sfltheory show ID --json`` gives: the summary, reference and editions, the printed statement,
+    the terms and hypotheses in LaTeX, assumptions, step size, default rules, the vocabulary with the paper's
+    notation, the discrepancies recorded and the notes."""
     notation = {**paper_notation(r.paper), **r.notation}
     params = r.parameters()
     return {
@@ -203,6 +212,7 @@ def show_dict(r: Result) -> dict[str, Any]:
 
 
 def show_text(r: Result) -> str:
+    """The same as :func:`show_dict`, as ``sfltheory show ID`` prints it."""
     d = show_dict(r)
     p = r.provenance
     out = [
@@ -278,6 +288,9 @@ def _hyp_dict(h: HypothesisCheck) -> dict[str, Any]:
 
 
 def bound_dict(ev: Evaluation) -> dict[str, Any]:
+    """An evaluation as JSON-ready data (``sfltheory bound --json``): the bound and its terms, every hypothesis,
+    whether the bound applies or is void, the verdict (scalar evaluations), and the parameters used, derived,
+    rounded and unused."""
     scalar = np.ndim(ev.value) == 0
     return jsonable(
         {
@@ -328,6 +341,8 @@ def derived_text(ev: Evaluation) -> str:
 
 
 def bound_text(ev: Evaluation) -> str:
+    """An evaluation as ``sfltheory bound`` prints it: the bound, a table of its terms, a table of the hypotheses
+    with their status and slack, the derived parameters, the unused names and the verdict."""
     out = [f"{ev.id}: bound = {value_text(ev.value)}", ""]
     out.append(text_table([[k, value_text(v)] for k, v in ev.terms.items()], ["term", "value"]))
     if ev.hypotheses:
@@ -352,6 +367,9 @@ def _array_verdict(ev: Evaluation) -> str:
 
 
 def step_dict(sc: StepCheck) -> dict[str, Any]:
+    """A step check as JSON-ready data (``sfltheory check-lr --json``): the largest step over the statement's branches
+    and with the proof's conditions, the binding branches, each branch (its bound, how it was found, whether the
+    given step meets it), the couplings and the advice."""
     return jsonable(
         {
             "id": sc.id,
@@ -385,6 +403,9 @@ def step_dict(sc: StepCheck) -> dict[str, Any]:
 
 
 def step_text(sc: StepCheck) -> str:
+    """A step check as ``sfltheory check-lr`` prints it: a table of the branches, the largest step with and without
+    the proof's conditions and what binds, the binding branches in canonical names, the couplings and the advice
+    (per point for a sweep)."""
     rows = [
         [b.name, b.source, limit(b.bound, b.beyond), _path(b.path), "-" if b.holds is None else _holds(b.holds),
          limit(b.slack, b.beyond)]
@@ -457,6 +478,8 @@ def step_points(sc: StepCheck) -> list[str]:
 
 # --- vocabulary / errata ------------------------------------------------------------------------------
 def vocabulary_rows() -> list[dict[str, str]]:
+    """One row per name in use: name, LaTeX, meaning, domain, dimension and each paper's notation for it
+    (``sfltheory vocabulary --json``)."""
     rows = []
     for p in lexicon.all_params():
         papers = {k: v[p.name] for k in PAPERS if p.name in (v := paper_notation(k))}
@@ -466,6 +489,7 @@ def vocabulary_rows() -> list[dict[str, str]]:
 
 
 def vocabulary_markdown() -> str:
+    """The vocabulary as a Markdown table (``sfltheory vocabulary --markdown``; the body of docs/VOCABULARY.md)."""
     out = ["| name | symbol | meaning | domain | dimension | paper notation |", "|---|---|---|---|---|---|"]
     for r in vocabulary_rows():
         papers = "; ".join(f"${v}$ in {k}" for k, v in r["papers"].items()) or "—"  # type: ignore[attr-defined]
@@ -489,6 +513,8 @@ def errata(rs: Iterable[Result]) -> list[dict[str, str]]:
 
 
 def errata_markdown(rs: Iterable[Result]) -> str:
+    """The discrepancies recorded for ``rs`` as a Markdown list (``sfltheory errata --markdown``): paper, where,
+    result, what is printed and what was expected, and the note."""
     out = ["# Errata: where the papers do not hold together", "", "Generated by `sfltheory errata --markdown`.", ""]
     for e in errata(rs):
         out += [

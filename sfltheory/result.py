@@ -49,6 +49,9 @@ class Provenance:
 
 @dataclass(frozen=True, kw_only=True)
 class Term:
+    """One named summand of a bound: its SymPy expression in canonical names and what it means in the paper's
+    words. The bound is the sum of a result's terms (:attr:`Result.bound_expr`)."""
+
     name: str
     expr: sp.Expr
     meaning: str
@@ -104,6 +107,13 @@ class PaperChoice:
 
 @dataclass(frozen=True, eq=False, kw_only=True)  # identity hash: compiled functions are cached per object
 class Result:
+    """One convergence result as the paper states it: where it is printed, what it bounds, its terms, hypotheses
+    (branch by branch, from the statement, the proof or implied), assumptions, printed statement and rate, the
+    step size it constrains, the defaults that derive unstated parameters, and the discrepancies recorded.
+
+    Declarative: nothing here is computed (evaluation lives in :mod:`sfltheory.evaluate`). An edition other than
+    the main text (``edition``: ``proof``, ``appendix`` ...) is its own result, ``paper/label@edition``."""
+
     paper: str
     label: str  # e.g. "thm4.1"
     kind: Kind
@@ -132,11 +142,13 @@ class Result:
 
     @property
     def id(self) -> str:
+        """``paper/label``, or ``paper/label@edition`` for an edition other than the main text."""
         base = f"{self.paper}/{self.label}"
         return f"{base}@{self.edition}" if self.edition else base
 
     @property
     def bound_expr(self) -> sp.Expr:
+        """The bound as one SymPy expression: the sum of the terms."""
         return sp.Add(*(t.expr for t in self.terms))
 
     @property

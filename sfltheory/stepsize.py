@@ -77,6 +77,10 @@ class Branch:
 
 @dataclass
 class StepCheck:
+    """A result's step size checked: the largest step each branch allows (:class:`Branch`), the largest over the
+    statement's branches (``max_step``, and over every branch with the proof's and implicit ones, ``max_step_all``)
+    with the branch that binds, the given step's status, and the other conditions on the step (couplings)."""
+
     id: str
     step: str
     given: Value | None
@@ -100,6 +104,9 @@ class StepCheck:
         return any(self.in_basis(b) and b.holds is not None and not bool(np.all(b.holds)) for b in self.branches)
 
     def advice(self) -> str:
+        """One line of advice: without a given step, the largest one and what binds; with one, that it satisfies every
+        branch (and whether the proof's conditions need it smaller), or which branches it violates and the step to
+        reduce it to."""
         if self.given is None:
             return f"{self.step} <= {_num(self.max_step)} (binding: {self.binding})"
         failing = [b for b in self.branches if b.holds is not None and not bool(np.all(b.holds))]

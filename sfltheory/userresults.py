@@ -3,7 +3,7 @@ r"""Results of your own: a bound declared in a TOML or YAML file, loaded next to
 A file holds one or more results (``[[results]]``) and, optionally, new vocabulary names
 (``[[vocabulary]]``). Terms, hypotheses and defaults are LaTeX in the canonical vocabulary, parsed by SymPy's
 LaTeX parser (:mod:`sfltheory.latex`); assumptions are named by the keys the catalogue already has, or written
-inline. ``examples/my_theorem.toml`` is a worked example; the README's "Your own theorem" walks through it::
+inline. ``examples/my_theorem.toml`` is a worked example; ``docs/guide/own-theorem.md`` walks through it::
 
     [[results]]
     id = "mine/sgd"                        # paper/label[@edition]; the paper key is not a built-in one

@@ -44,10 +44,12 @@ class Param:
 
     @property
     def symbol(self) -> sp.Symbol:
+        """The parameter's SymPy symbol (:func:`symbol`)."""
         return symbol(self.name)
 
     @property
     def integer(self) -> bool:
+        """Whether the parameter is a count (domain ``count`` or ``count0``)."""
         return self.domain in ("count", "count0")
 
 
@@ -202,6 +204,7 @@ def symbol(name: str) -> sp.Symbol:
 
 
 def symbols(names: str) -> tuple[sp.Symbol, ...]:
+    """The symbols of several space-separated names: ``symbols("L T eta")``."""
     return tuple(symbol(n) for n in names.split())
 
 

@@ -55,21 +55,6 @@ def test_main_job_writes_reports(tmp_path: Path) -> None:
     assert {p.name for p in tmp_path.iterdir() if p.is_file()} <= set(rows)
 
 
-def test_readme_worked_example_is_current(capsys: pytest.CaptureFixture[str]) -> None:
-    # the README shows the ResNet-18 cuts and plan verbatim; regenerate it if this fails
-    pytest.importorskip("torch")
-    from verify.app import main
-
-    readme = (ROOT / "README.md").read_text()
-    assert main(["cuts", "--model", "resnet18"]) == 0
-    cuts = capsys.readouterr().out.rstrip()
-    args = ["plan", "mu_splitfed/thm4.3", "--model", "resnet18", "L=1", "F=2.3", "T=1000", "M=10", "eta_g=1"]
-    assert main([*args, "sigma_c2=1", "sigma_s2=1", "eps2=0.5", "lam=1e-10"]) == 0
-    planned = capsys.readouterr().out.rstrip()
-    assert cuts in readme
-    assert planned in readme
-
-
 def test_atomic_write_leaves_an_ordinary_file(tmp_path: Path) -> None:
     import os
 
@@ -86,14 +71,14 @@ def test_atomic_write_leaves_an_ordinary_file(tmp_path: Path) -> None:
 
 
 def test_readme_training_example_is_current(capsys: pytest.CaptureFixture[str]) -> None:
-    # the README shows this training run verbatim (an exact quadratic: deterministic); regenerate it if this fails
+    # the site's training page shows this run verbatim (an exact quadratic: deterministic); regenerate it if this fails
     pytest.importorskip("torch")
     from verify.app import main
 
     args = "train sl --problem quadratic L=1 sigma2=0.1 eps2=1 d=10 M=4 T=50 eta_l=0.05 K=2 batch=8 --quiet"
     assert main(args.split()) == 0
     out = capsys.readouterr().out.rstrip()
-    readme = (ROOT / "README.md").read_text()
+    readme = (DOCS / "guide" / "training.md").read_text()
     assert f"$ sfltheory {args}\n{out}\n```" in readme
 
 

@@ -78,7 +78,7 @@ def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> Che
     ``practical``; the problem as a run's flat form names it (``problem`` None with no model names: the
     result's default problem; ``"quadratic"``: the default quadratic; a file: that quadratic, read now; model
     names, ``partition`` by default non-IID, as heterogeneity is what the bounds are about); ``order``; and
-    ``name=value``s, sorted for the result (:func:`sort_names`): the theorem's step sets a ``given`` leg, the
+    ``name=value`` pairs, sorted for the result (:func:`sort_names`): the theorem's step sets a ``given`` leg, the
     algorithm's parameters go to the run (and the bound), the bound's other names are constants (on a quadratic
     an override of the exact value). Every name is used or refused here, before any work."""
     p = {k: v for k, v in m.items() if v is not None}
@@ -113,8 +113,8 @@ def experiment_of(result: str) -> Any:
     """The experiment that checks ``result``; a user's result without one is refused, saying what to add."""
     if origin(result) is not None and user_experiment(result) is None:
         raise SflTheoryError(f"result '{result}' (declared in {origin(result)}) has no experiment: give it one in the "
-                             "file, [results.experiment] with algorithm, step_to and params (README, 'Your own "
-                             "theorem')")  # fmt: skip
+                             "file, [results.experiment] with algorithm, step_to and params (docs/guide/"
+                             "own-theorem.md)")  # fmt: skip
     return experiment(result)
 
 
@@ -138,7 +138,7 @@ def check_problem(p: dict[str, Any], exp: Any, *, partition: str) -> ProblemSpec
 
 
 def sort_names(result: str, exp: Any, names: Mapping[str, Any], *, on_model: bool) -> dict[str, Any]:
-    """``name=value``s of a check as ``step``/``params``/``overrides``, each used or refused here, before any work.
+    """``name=value`` pairs of a check as ``step``/``params``/``overrides``, each used or refused here, before any work.
 
     The theorem's step sets a ``given`` leg (next to the admissible one); the algorithm's parameters go to the
     run (and to the bound when the result names them too, e.g. ``K``); the bound's other names are constants:
@@ -180,7 +180,7 @@ NOT_WITH_RUN = ("T", "seeds", "points", "practical", "problem", *MODEL_KEYS)
 def run_check_spec(result: str, exp: Any, p: dict[str, Any]) -> CheckSpec:
     """A check of a run that already exists (``run``: a run.json or its folder, a CSV / JSON Lines log, a
     TensorBoard folder with ``tags``), checked now as everything is: the log read row by row, the settings it
-    states merged with the ``name=value``s (a contradiction refused), the constants files read (``constants``: a
+    states merged with the ``name=value`` pairs (a contradiction refused), the constants files read (``constants``: a
     path or a list), and every setting and constant the result needs found (:func:`verify.runs.run_theory`)."""
     run = text("run", p.pop("run"))
     files = p.pop("constants", None) or ()

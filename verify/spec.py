@@ -97,12 +97,14 @@ def number(name: str, v: Any, *, positive: bool = False) -> float:
 
 
 def text(name: str, v: Any) -> str:
+    """``v`` when it is a non-empty string; else a ``ParameterError`` naming ``name``."""
     if not isinstance(v, str) or not v:
         raise ParameterError(name, f"must be a non-empty string (got {v!r})")
     return v
 
 
 def boolean(name: str, v: Any) -> bool:
+    """``v`` when it is ``True`` or ``False`` (not a number or a string); else a ``ParameterError`` naming ``name``."""
     if not isinstance(v, bool):
         raise ParameterError(name, f"must be true or false (got {v!r})")
     return v
@@ -136,6 +138,7 @@ class Keyed:
     """A spec's identity: its fields as JSON (:meth:`to_dict`) and a short hash of them (:meth:`key`)."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The spec's fields as JSON-ready data: nested specs as dicts, mappings sorted by key, tuples as lists."""
         out: dict[str, Any] = _jsonable(self)
         return out
 
@@ -221,6 +224,7 @@ class ModelSpec(Keyed):
 
     @property
     def M(self) -> int:
+        """The number of clients, under the theorems' name."""
         return self.clients
 
 
@@ -394,6 +398,8 @@ class RunSpec(Keyed):
             raise ParameterError("truncate", "writes the first T rounds of the run saved in out: give out (--out DIR)")
 
     def to_dict(self) -> dict[str, Any]:
+        """:meth:`Keyed.to_dict`, leaving out ``truncate`` and ``record_every`` at their defaults: a run that uses
+        neither keeps the key it had before they were fields."""
         out = super().to_dict()
         if not self.truncate:  # a run that truncates nothing keeps the key it had before truncate was a field
             out.pop("truncate", None)
@@ -509,12 +515,16 @@ class CheckSpec(Keyed):
 
     @property
     def on_model(self) -> bool:
+        """Whether the check runs on a model problem (not the exact quadratic)."""
         return self.problem is not None and self.problem.kind == "model"
 
     def batch_size(self, on_model: bool) -> int:
+        """The mini-batch size: ``batch`` when given, else 32 on a model problem and 4 on a quadratic."""
         return self.batch if self.batch is not None else (32 if on_model else 4)
 
     def to_dict(self) -> dict[str, Any]:
+        """:meth:`Keyed.to_dict`, leaving out ``run``, ``constants``, ``tags`` and ``digest`` for a check that reads no
+        run, and ``device`` for one on the CPU: such checks keep the keys they had before those fields existed."""
         out = super().to_dict()
         if self.run is None:  # a check that reads no run keeps the key it had before runs could be read
             for k in ("run", "constants", "tags", "digest"):

@@ -27,6 +27,7 @@ class Split:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The part names, in order (``client``, ``server`` and any others)."""
         return tuple(self.parts)
 
     def part_of(self) -> dict[str, str]:

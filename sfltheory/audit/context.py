@@ -62,6 +62,8 @@ class Context:
         return s
 
     def parent(self, r: Result) -> Result | None:
+        """The theorem ``r`` follows from, found in the catalogue (:func:`sfltheory.audit.lineage.parent`): None
+        for a result that is no corollary or has no parent."""
         return parent(r, self.catalogue)
 
     def skip(self, r: Result, check: Check, reason: str) -> None:

@@ -108,6 +108,10 @@ def _ratio(r: Result, p: Result, cand: Mapping[str, np.ndarray], penalty: float 
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The corollary check on ``r``: one finding where its parent's bound exceeds the corollary's at a point of
+    the corollary's admissible region (the worst ratio found; severity ``bound invalid`` from a ratio of
+    ``INVALID_RATIO`` on, else ``constant off``). Empty for a result that is no explicit corollary, or where the
+    parent with the choices substituted equals the corollary term for term."""
     if r.kind != "corollary" or not r.explicit:
         return []
     p = ctx.parent(r)

@@ -22,6 +22,7 @@ from .lineage import editions_of
 
 
 def proof_like(e: Result) -> bool:
+    """Whether edition ``e`` is the proof's own (its edition or its printed label names a proof)."""
     return "proof" in e.edition or "proof" in e.provenance.label.lower()
 
 
@@ -123,6 +124,8 @@ def _steps(r: Result, e: Result, point: dict[str, float]) -> tuple[Severity, str
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The editions check on ``r`` (a main-text statement): one finding per other explicit edition of it that
+    bounds the same quantity and disagrees with it (:func:`term_differences`, compared at the points drawn)."""
     if r.edition or not r.explicit:
         return []
     out = []

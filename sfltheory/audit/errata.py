@@ -56,6 +56,8 @@ def errata_markdown(a: Audit | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m sfltheory.audit.errata [FILE]``: write the errata page (:func:`errata_markdown`) to ``FILE``
+    (default ``docs/ERRATA.md``) atomically; returns the exit status 0."""
     args = sys.argv[1:] if argv is None else argv
     target = Path(args[0]) if args else Path("docs/ERRATA.md")
     write_atomic(target, errata_markdown())

@@ -49,6 +49,9 @@ def load(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The falsified check on ``r``: one ``bound invalid`` finding per counterexample record of ``r`` in
+    ``ctx.counterexamples`` (the worst measured / bound ratio, its T and step, and the ``sfltheory verify``
+    command that replays it). Empty without records."""
     out = []
     for rec in ctx.counterexamples:
         if rec.get("result") != r.id or not rec.get("counterexample"):

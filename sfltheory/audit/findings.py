@@ -60,13 +60,16 @@ class Reevaluation:
     holds: bool | None = None
 
     def command(self) -> str:
+        """The command line a reader runs to re-check: ``sfltheory bound RESULT name=value ...``."""
         args = " ".join(f"{k}={format_value(v)}" for k, v in self.params.items())
         return f"sfltheory bound {self.result} {args}".rstrip()
 
     def argv(self) -> list[str]:
+        """The same command as arguments for :func:`sfltheory.cli.main`: ``bound``, the id, ``name=value`` ..."""
         return ["bound", self.result, *(f"{k}={format_value(v)}" for k, v in self.params.items())]
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data, with its :meth:`command`."""
         return {
             "result": self.result,
             "params": {k: float(v) for k, v in self.params.items()},
@@ -99,9 +102,11 @@ class Finding:
 
     @property
     def paper(self) -> str:
+        """The paper key of the result (the part of its id before ``/``)."""
         return self.result.split("/", 1)[0]
 
     def to_dict(self) -> dict[str, Any]:
+        """The finding as JSON-ready data, with its paper and re-evaluations (``sfltheory audit --json``)."""
         return {
             "result": self.result,
             "paper": self.paper,

@@ -19,6 +19,9 @@ from .search import numeric
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The printed check on ``r``: one ``constant off`` finding where every readable segment of the printed
+    right-hand side differs from the encoded terms at some point drawn (the segment that differs at the fewest
+    points is reported, with the first point where it does). A statement that cannot be read is recorded as a skip."""
     if not r.explicit or not r.statement or not r.terms:
         return []
     parsed: list[sp.Expr] = []

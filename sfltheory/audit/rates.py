@@ -65,6 +65,9 @@ def _slope(a: np.ndarray, x: tuple[float, float]) -> np.ndarray:
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The rates check on ``r``: findings where the stated O-rate's exponent in T differs from the explicit
+    bound's (``bound invalid`` when the bound decays more slowly, else ``cosmetic``), or, that exponent agreeing,
+    where the bound's leading terms grow faster than the rate's in another parameter (``constant off``)."""
     if not r.rate:
         return []
     e = _standin(r, ctx)

@@ -26,6 +26,8 @@ def summary(a: Audit) -> dict[str, dict[str, int]]:
 
 
 def to_dict(a: Audit) -> dict[str, Any]:
+    """The audit as JSON-ready data (format ``sfltheory.audit/1``): seed, sample budget, results checked, the
+    summary per paper, the findings and the skipped checks with their reasons."""
     return {
         "format": "sfltheory.audit/1",
         "seed": a.seed,
@@ -38,6 +40,7 @@ def to_dict(a: Audit) -> dict[str, Any]:
 
 
 def to_json(a: Audit) -> str:
+    """The audit as indented JSON text (:func:`to_dict`): what ``sfltheory audit --json`` prints."""
     return json.dumps(to_dict(a), indent=2, allow_nan=False, default=_nan_free)
 
 
@@ -50,6 +53,8 @@ def _num(v: float) -> str:
 
 
 def text(a: Audit) -> str:
+    """The audit as ``sfltheory audit`` prints it: each finding with what was found, what is printed, its seed
+    location and its re-check commands, then the summary table and the number of skipped checks."""
     lines = []
     for f in a.findings:
         lines += [
@@ -65,6 +70,7 @@ def text(a: Audit) -> str:
 
 
 def summary_text(a: Audit) -> str:
+    """The summary as a plain-text table: findings per paper and per check, a total row, and the count per severity."""
     s = summary(a)
     header = ["paper", *CHECKS, "total"]
     rows = [[k, *(str(v[c]) for c in CHECKS), str(v["total"])] for k, v in s.items()]
@@ -98,6 +104,7 @@ def seed_link(f: Finding) -> str:
 
 
 def markdown_findings(a: Audit) -> list[str]:
+    """The findings as Markdown lines: one table per paper (result, check, severity, finding, re-check, seed link)."""
     out = []
     for key in paper_keys():
         fs = [f for f in a.findings if f.paper == key]
@@ -118,6 +125,7 @@ def markdown_findings(a: Audit) -> list[str]:
 
 
 def markdown(a: Audit) -> str:
+    """The audit as a Markdown page (``sfltheory audit --markdown FILE``): the summary table, then the findings."""
     s = summary(a)
     out = [
         "# Audit",

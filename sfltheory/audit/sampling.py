@@ -72,6 +72,7 @@ def _draw(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def subset(values: Mapping[str, Any], keep: np.ndarray) -> dict[str, Any]:
+    """``values`` restricted to the points ``keep`` (a boolean mask); scalar entries are kept as they are."""
     return {k: (np.asarray(v)[keep] if np.ndim(v) else v) for k, v in values.items()}
 
 
@@ -107,20 +108,25 @@ class Sample:
 
     @property
     def size(self) -> int:
+        """The number of points (the size of the evaluated bound)."""
         return int(np.size(self.ev.value))
 
     def point(self, i: int, names: Iterable[str] | None = None) -> dict[str, float]:
+        """The given values at point ``i`` (only ``names``, those given, when named): a witness to re-evaluate."""
         keys = self.given if names is None else [k for k in names if k in self.given]
         return {k: float(np.asarray(self.given[k])[i]) for k in keys}
 
     def resolved(self, i: int) -> dict[str, float]:
+        """Every parameter at point ``i`` after resolution (given and derived by the defaults)."""
         return {k: float(np.broadcast_to(v, (self.size,))[i]) for k, v in self.ev.params.items()}
 
     def value(self, i: int) -> float:
+        """The bound at point ``i``."""
         return float(np.broadcast_to(self.ev.value, (self.size,))[i])
 
     @property
     def applies(self) -> np.ndarray:
+        """Per point: every condition the statement prints holds and the bound is finite."""
         a = np.broadcast_to(np.asarray(self.ev.statement_holds, dtype=bool), (self.size,))
         return a & np.isfinite(np.broadcast_to(self.ev.value, (self.size,)))
 

@@ -50,6 +50,9 @@ def _severity(ref: Result | None, before: dict[str, float], after: dict[str, flo
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The substitutions check on ``r``: one finding per parameter with a non-trivial default that the bound does
+    not contain and that evaluation accepts, at another value, as applying while returning the bound unchanged
+    (severity from a reference, the parent or another edition, whose bound contains the parameter)."""
     if not r.explicit:
         return []
     in_bound = {s.name for s in r.bound_expr.free_symbols}

@@ -2,8 +2,10 @@
 
 (a) Where every condition a result's statement prints holds, does every condition its proof uses hold too?
 (b) At a corollary's choices, which of its parent's conditions (step-size branches, couplings, the proof's
-own) hold, and for which T (or d, M, tau): the requirements the paper leaves unstated. A condition that fails
-is reported with the point and, where SymPy can solve it, the threshold it puts on T (or d, M, tau).
+    own) hold, and for which T (or d, M, tau): the requirements the paper leaves unstated.
+
+A condition that fails is reported with the point and, where SymPy can solve it, the threshold it puts on T
+(or d, M, tau).
 """
 
 from __future__ import annotations
@@ -146,6 +148,8 @@ def _parents(r: Result, p: Result, s: Sample) -> list[Finding]:
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The together check on ``r``: (a) the proof's conditions that fail where the statement's hold, and, for a
+    corollary, (b) the parent's conditions that fail at the corollary's choices."""
     if not r.explicit or not r.hypotheses:
         return []
     s = ctx.sample_for(r, "together")

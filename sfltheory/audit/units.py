@@ -109,6 +109,9 @@ def _finding(r: Result, printed: str, found: str, severity: str, where: str = ""
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The units check on ``r``: a finding per term whose dimension differs from the left-hand side's or that adds
+    quantities of different dimension, and per hypothesis whose two sides differ in dimension. Names without a
+    declared dimension are recorded as one skip."""
     out: list[Finding] = []
     missing: set[str] = set()
     want = lhs_dimension(r) if r.terms else None

@@ -62,6 +62,9 @@ def _finding(r: Result, s: Sample, i: int, printed: str, found: str) -> Finding:
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
+    """The validity check on ``r`` over the points where its stated conditions hold: a denominator that vanishes
+    or turns negative, a bound that is not finite (or not positive, for a theorem, corollary or proposition),
+    and a validity condition of the proof that fails."""
     if not r.explicit or not r.terms:
         return []
     s = ctx.sample_for(r, "validity")

@@ -23,6 +23,8 @@ from .output import emit, shown
 
 
 def parse_grid(raw: str | None) -> np.ndarray | None:
+    """The ``--grid`` option as the values to search: ``FIRST:LAST`` is every integer from FIRST to LAST
+    (``1 <= FIRST <= LAST``, at most 10^7 apart), else a comma list of numbers; None when the option is absent."""
     if raw is None:
         return None
     lo, sep, hi = raw.partition(":")

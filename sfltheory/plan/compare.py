@@ -25,6 +25,10 @@ from .search import Require, rounds_to, solve
 
 @dataclass
 class Row:
+    """One compared entry: the entry as written, its result and overrides, the bound at the given T (None with
+    ``eps`` and no T), the step used and how it was chosen, the binding branch and the verdict; with ``eps`` the
+    rounds to reach it (inf: never) or why not; and the value of each term."""
+
     entry: str  # as the user wrote it
     result: str
     overrides: dict[str, float]

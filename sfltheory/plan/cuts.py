@@ -46,6 +46,7 @@ class CutPoint:
 
     @property
     def d(self) -> int:
+        """The whole model's parameter count, ``d_c + d_s``."""
         return self.d_c + self.d_s
 
     @property
@@ -58,6 +59,9 @@ class CutPoint:
 
 @dataclass(frozen=True)
 class Block:
+    """One block of a model's chain: its name, parameter count, output values per sample (the activation a cut
+    after it sends), forward FLOPs per sample and, for a torch module, its layer class."""
+
     name: str
     params: int
     activation: int | None = None  # output values per sample
@@ -93,6 +97,7 @@ class CutTable:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """The table as JSON-ready data: model, d, input shape, every cut and every block."""
         return {
             "model": self.model,
             "d": self.d,

@@ -24,6 +24,7 @@ from .search import failing_reason
 
 
 def split_free_note(result_id: str) -> str:
+    """The note for a result whose bound does not depend on the split: every cut gives the same value."""
     return (
         f"the bound of {result_id} does not depend on the split (no d, d_c, d_s or q_smash): every cut gives the "
         "same value"

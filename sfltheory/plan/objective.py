@@ -67,6 +67,7 @@ class ObjectiveGrid:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """The grid's shape, (cuts, values)."""
         return (self.objective.shape[0], self.values.size)
 
     @property

@@ -5,8 +5,8 @@ One vectorised evaluation covers the whole (cut x tau) grid; the answers at the 
 grid arrays, so planning over every cut of ResNet-50 and tau = 1..1000 is a handful of NumPy calls.
 
 This module holds the plan's records and :func:`plan`, which composes the pieces: :mod:`.grid` (the values
-and cuts tried), :mod:`.objective` (what is minimised), :mod:`.selection` (the best feasible points and the
-papers' rule points) and :mod:`.notes` (the text).
+and cuts tried), :mod:`~sfltheory.plan.objective` (what is minimised), :mod:`.selection` (the best feasible
+points and the papers' rule points) and :mod:`.notes` (the text).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ def plan(
     (:func:`~sfltheory.plan.choices.choices_for`, e.g. a corollary's ``tau = d / d_c^2``) are evaluated
     alongside.
 
-    The pieces: :mod:`.grid` spans the (cuts x values) grid, :mod:`.objective` evaluates what is minimised
-    on it, :mod:`.selection` picks each cut's best feasible point and the rule points, :mod:`.notes` writes
-    the text. ``per_cut``: parameters that differ by cut (constants measured at each cut), one value per cut of
+    The pieces: :mod:`.grid` spans the (cuts x values) grid, :mod:`~sfltheory.plan.objective` evaluates what is
+    minimised on it, :mod:`.selection` picks each cut's best feasible point and the rule points, :mod:`.notes`
+    writes the text. ``per_cut``: parameters that differ by cut (constants measured at each cut), one value per cut of
     ``cuts``.
     """
     r = as_result(result)

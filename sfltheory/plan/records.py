@@ -85,6 +85,7 @@ class Plan:
 
     @property
     def feasible(self) -> bool:
+        """Whether some cut has a feasible point."""
         return any(c.best is not None for c in self.cuts)
 
     def __str__(self) -> str:  # the CLI's table, also what a notebook prints
@@ -92,11 +93,13 @@ class Plan:
 
     @property
     def best(self) -> CutPlan | None:
+        """The cut whose best point has the smallest objective (:func:`objective_value`); None if none is feasible."""
         ok = [c for c in self.cuts if c.best is not None]
         return min(ok, key=lambda c: objective_value(c.best)) if ok else None
 
     @property
     def reason(self) -> str:
+        """Why nothing is feasible ("" when something is): the cuts' common reason, else each cut's reason by name."""
         if self.feasible:
             return ""
         reasons = {c.reason for c in self.cuts}

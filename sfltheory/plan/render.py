@@ -14,6 +14,8 @@ from .records import Choice, Plan
 
 # ---------------------------------------------------------------------------------------------------
 def cuts_text(t: CutTable) -> str:
+    """The cut table as ``sfltheory cuts`` prints it: per cut its index, the block it follows, d_c, d_s, the
+    client's share of parameters, the activation per sample and the client's share of FLOPs."""
     shape = f", input {'x'.join(map(str, t.input_shape))}" if t.input_shape else ""
     layers = {b.name: b.layer for b in t.blocks if b.layer}
 
@@ -39,11 +41,13 @@ def cuts_text(t: CutTable) -> str:
 
 
 def cuts_dict(t: CutTable) -> dict[str, Any]:
+    """The cut table as JSON-ready data (``sfltheory cuts --json``)."""
     return jsonable(t.to_dict())
 
 
 # ---------------------------------------------------------------------------------------------------
 def choice_dict(c: Choice | None) -> dict[str, Any] | None:
+    """A plan's point as JSON-ready data, its cut as a dict (None for no point)."""
     if c is None:
         return None
     out = asdict(c)
@@ -52,6 +56,9 @@ def choice_dict(c: Choice | None) -> dict[str, Any] | None:
 
 
 def plan_dict(p: Plan) -> dict[str, Any]:
+    """The plan as JSON-ready data (``sfltheory plan --json``): the inputs, whether it is feasible and why not, the
+    best point, per cut its best points, the paper's rule points and the time model's eq. (12) tau, the notes and
+    the cut that does best under the paper's rule."""
     best = p.best
     out: dict[str, Any] = {
         "result": p.result,
@@ -102,10 +109,13 @@ def plan_dict(p: Plan) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------------
 def compare_dict(rows: list[Row]) -> list[dict[str, Any]]:
+    """The compared rows as JSON-ready data (``sfltheory compare --json``)."""
     return jsonable([asdict(r) for r in rows])
 
 
 def compare_text(rows: list[Row]) -> str:
+    """The compared rows as ``sfltheory compare`` prints them: entry, bound, rounds to eps (with ``eps``), step and
+    how it was chosen, binding branch and verdict, then why an entry never reaches eps."""
     with_rounds = any(r.rounds is not None for r in rows)
     head = ["entry", "bound", "step", "binding", "verdict"]
     if with_rounds:

@@ -54,6 +54,7 @@ class GridEval:
 
     @property
     def bound(self) -> Value:
+        """The bound at each point of the grid."""
         return self.evaluation.value
 
 
@@ -77,6 +78,9 @@ def _step_is_defined(r: Result, params: Mapping[str, ArrayLike]) -> bool:
 
 
 def resolve_mode(r: Result, params: Mapping[str, ArrayLike], mode: str) -> str:
+    """The step mode to use for ``r``: ``"none"`` without a step size; ``"auto"`` becomes ``"given"`` when the step
+    is given or defined by the result's defaults, else ``"max"``. A mode that contradicts ``params`` is refused
+    (``max`` or ``joint`` with a step given, ``given`` without one)."""
     if mode not in STEP_MODES:
         raise ParameterError("step", f"must be one of {', '.join(STEP_MODES)} (got {mode!r})")
     if r.step is None:

@@ -47,7 +47,8 @@ def _finite(name: str, v: Any, what: str) -> Any:
 
 
 def expected_max(dist: Any, n: int) -> float:
-    """E[max of n i.i.d. draws] = int_0^inf 1 - F(x)^n dx - int_-inf^0 F(x)^n dx."""
+    r"""The expected maximum of ``n`` i.i.d. draws of ``dist`` (CDF :math:`F`), integrated numerically:
+    :math:`E[\max_{i \le n} X_i] = \int_0^\infty (1 - F(x)^n)\,dx - \int_{-\infty}^0 F(x)^n\,dx`."""
     from scipy import integrate  # imported on use: scipy.stats/integrate cost ~0.4 s at import
 
     if n < 1:
@@ -138,6 +139,7 @@ class TimeModel:
 
     @property
     def clients(self) -> int:
+        """The number of clients M: one per client time given, else ``n_clients``."""
         return len(self.client_time) if self.client_time else int(self.n_clients or 0)
 
     def upload_bytes(self, activation: Any) -> Any:
@@ -175,6 +177,9 @@ class TimeModel:
         return out
 
     def round_time(self, tau: Any, fraction: Any, activation: Any) -> Any:
+        r"""Seconds per round with ``tau`` server steps at a cut (its client share ``fraction`` and ``activation``):
+        :math:`\max(t_{straggler}, \tau t_{server})` with ``overlap``, else their sum; broadcasts over cuts and
+        values, and a time that overflows is refused."""
         strag = self.straggler(fraction, activation)
         with np.errstate(over="ignore"):
             srv = _finite("server_step", np.asarray(tau, dtype=float) * self.server(fraction), "the server's time")
@@ -193,6 +198,7 @@ class TimeModel:
         return out
 
     def describe(self) -> dict[str, Any]:
+        """The model's settings as JSON-ready data (times in s, bandwidth in bytes/s), as a plan records them."""
         clients: Any = (
             list(self.client_time) if self.client_time else f"{self.client_dist.dist.name}{self.client_dist.kwds}"
         )

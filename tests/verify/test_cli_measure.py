@@ -110,7 +110,7 @@ def _json(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
 
 def test_cut_on_sequential_is_the_block_name(capsys: pytest.CaptureFixture[str]) -> None:
     # "--cut 1" is the block named "1" (client = blocks 0 and 1: 4*6+6 + 6*5+5 = 65), not the first cut (after
-    # block "0", d_c = 30); the help and the README say a name wins
+    # block "0", d_c = 30); the help and the site's measuring page say a name wins
     rc = main(["measure", "--model", f"{__name__}:four_linears", "--data", SMALL, "--cut", "1", "--what", "F",
                "--quiet", "--json"])  # fmt: skip
     assert rc == 0
@@ -119,7 +119,7 @@ def test_cut_on_sequential_is_the_block_name(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         main(["measure", "--help"])
     assert "--cut 1 is the block named '1'" in " ".join(capsys.readouterr().out.split())
-    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).parents[2] / "docs" / "guide" / "measuring.md").read_text().split())
     assert '`--cut 1` is the block named "1"' in readme
 
 

@@ -27,6 +27,7 @@ def client_gradients(obj: Objective, clients: Sequence[Tensor], params: Params |
 
 
 def average(grads: Sequence[Params]) -> Params:
+    """The mean of the client gradients, tensor by tensor: grad f = (1/M) sum_m grad f_m (the clients weigh equally)."""
     return {k: torch.stack([g[k] for g in grads]).mean(0) for k in grads[0]}
 
 
@@ -54,6 +55,8 @@ class Dissimilarity:
     g: tuple[float, ...]
 
     def G2(self, B2: float) -> float:
+        r"""The least G^2 for a given B^2, :math:`G^2(B^2) = \max_t (A_t - B^2 g_t)` (negative where B^2 alone bounds
+        every point)."""
         return max(a - B2 * g for a, g in zip(self.A, self.g, strict=True))
 
     @property

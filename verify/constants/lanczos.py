@@ -162,13 +162,14 @@ class KrylovBasis:
 
     @classmethod
     def started(cls, v0: Tensor, ncv: int) -> KrylovBasis:
+        """An empty run: ``v0`` (of unit norm) in the first of the ``ncv + 1`` basis slots, no product yet (k = 0)."""
         V = torch.zeros(ncv + 1, v0.shape[0], dtype=v0.dtype, device=v0.device)
         V[0] = v0
         return cls(V, np.zeros((ncv + 1, ncv + 1)), w=torch.zeros_like(v0))
 
     @property
     def projection(self) -> np.ndarray:
-        """The computed (unsymmetrised) projection :math:`C = VHV^\top` of the current basis."""
+        r"""The computed (unsymmetrised) projection :math:`C = VHV^\top` of the current basis."""
         return self.C[: self.k, : self.k]
 
     def expand(self, op: HessianOperator) -> None:
@@ -196,11 +197,13 @@ class KrylovBasis:
         self.beta = float(torch.linalg.vector_norm(self.w))
 
     def extend(self) -> None:
-        """The Lanczos recurrence: :math:`\beta` enters the projection and :math:`w/\beta` the basis."""
+        r"""The Lanczos recurrence: :math:`\beta` enters the projection and :math:`w/\beta` the basis."""
         self.C[self.k, self.k - 1] = self.beta
         self.next_vector()
 
     def next_vector(self) -> None:
+        r"""The normalised residual :math:`w/\beta` as basis vector k (after :meth:`extend`, or after a
+        :meth:`restart`)."""
         self.V[self.k] = self.w / self.beta
 
 

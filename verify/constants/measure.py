@@ -3,32 +3,32 @@ r"""``measure()``: the constants the theorems assume, on a model and data, split
 What each name holds (``Constants`` field, or ``name[variant]`` key), with g_i the gradient of sample i's loss,
 D_m client m's samples, f_m their mean loss, f = (1/M) sum_m f_m, and "part" one of the split's parts:
 
-=====================  ==================================================================================
-``L``                  top eigenvalue of the Hessian of f (Lanczos on Hessian-vector products);
-                       ``L[min]`` the most negative one; ``L[client]``, ``L[server]`` ... a part's block
-                       H_pp; ``L[clients]`` max over clients of the top eigenvalue of f_m (``L_clients``)
-``sigma2``             :math:`\max_m \frac1{|D_m|}\sum_{i\in D_m}\|g_i-\nabla f_m\|^2` (one-sample
-                       variance, in expectation within a client, worst client); ``sigma2[max]`` the max
-                       over samples (bounds "for every xi"); ``sigma2[pooled]`` the mean over all samples;
-                       ``sigma2[batch]`` a mini-batch of ``batch`` drawn without replacement,
-                       :math:`\sigma^2/b\cdot(|D_m|-b)/(|D_m|-1)`
-``sigma_c2``           the same for the client part (``sigma_s2`` server; ``sigma2[aux]`` another part),
-                       with the same variants: ``sigma_c2[max]``, ``sigma_c2[pooled]``, ``sigma_c2[batch]``
-``G_c2``, ``G_s2``     max over samples of :math:`\|g_{i,part}\|^2`; ``G_c2[mean]`` the mean
-``G2[gradient]``       mean over samples of :math:`\|g_i\|^2` (bounded gradient, in expectation);
-                       ``G2[gradient,max]`` the max
-``eps2``               :math:`\max_m\|\nabla f_m-\nabla f\|^2`; ``eps2[mean]`` the mean over clients;
-                       ``eps2[client]``, ``eps2[mean,client]`` ... per part
-``B2``, ``G2``         bounded dissimilarity at the measured point(s): B^2 = 1 and the least G^2 for it;
-                       ``B2[zero]`` the least B^2 with G^2 = 0 (``track`` fits them over a trajectory)
-``kappa``              tr(H)/||H||_2 (Hutch++ trace, ||H||_2 = max(|lambda_max|, |lambda_min|));
-                       ``kappa[client]`` ... per part
-``F``                  f(x^0) - f*, with f* = ``fstar`` (default 0: a lower bound for a non-negative
-                       loss, so F is an upper bound on the true gap)
-``gradnorm2_f``        :math:`\|\nabla f(x)\|^2`
+=======================  ==================================================================================
+``L``                    top eigenvalue of the Hessian of f (Lanczos on Hessian-vector products);
+                         ``L[min]`` the most negative one; ``L[client]``, ``L[server]`` ... a part's block
+                         H_pp; ``L[clients]`` max over clients of the top eigenvalue of f_m (``L_clients``)
+``sigma2``               :math:`\max_m \frac1{|D_m|}\sum_{i\in D_m}\|g_i-\nabla f_m\|^2` (one-sample
+                         variance, in expectation within a client, worst client); ``sigma2[max]`` the max
+                         over samples (bounds "for every xi"); ``sigma2[pooled]`` the mean over all samples;
+                         ``sigma2[batch]`` a mini-batch of ``batch`` drawn without replacement,
+                         :math:`\sigma^2/b\cdot(|D_m|-b)/(|D_m|-1)`
+``sigma_c2``             the same for the client part (``sigma_s2`` server; ``sigma2[aux]`` another part),
+                         with the same variants: ``sigma_c2[max]``, ``sigma_c2[pooled]``, ``sigma_c2[batch]``
+``G_c2``, ``G_s2``       max over samples of :math:`\|g_{i,part}\|^2`; ``G_c2[mean]`` the mean
+``G2[gradient]``         mean over samples of :math:`\|g_i\|^2` (bounded gradient, in expectation);
+                         ``G2[gradient,max]`` the max
+``eps2``                 :math:`\max_m\|\nabla f_m-\nabla f\|^2`; ``eps2[mean]`` the mean over clients;
+                         ``eps2[client]``, ``eps2[mean,client]`` ... per part
+``B2``, ``G2``           bounded dissimilarity at the measured point(s): B^2 = 1 and the least G^2 for it;
+                         ``B2[zero]`` the least B^2 with G^2 = 0 (``track`` fits them over a trajectory)
+``kappa``                tr(H)/||H||_2 (Hutch++ trace, :math:`\|H\|_2 = \max(|\lambda_{max}|, |\lambda_{min}|)`);
+                         ``kappa[client]`` ... per part
+``F``                    f(x^0) - f*, with f* = ``fstar`` (default 0: a lower bound for a non-negative
+                         loss, so F is an upper bound on the true gap)
+``gradnorm2_f``          :math:`\|\nabla f(x)\|^2`
 ``d``, ``d_c``, ``d_s``  parameter counts of the whole model and the client/server parts
-``zo_mse[part]``       mean squared error of the zeroth-order estimator for ``lam`` and ``P`` (``zo``)
-=====================  ==================================================================================
+``zo_mse[part]``         mean squared error of the zeroth-order estimator for ``lam`` and ``P`` (``zo``)
+=======================  ==================================================================================
 
 Conventions: the loss is the mean of per-sample losses (a ``torch.nn`` loss is used with
 ``reduction="none"``); the model is evaluated in eval mode (batch norm with running statistics: per-sample
@@ -160,6 +160,9 @@ def resolve_split(
 def resolve_clients(
     y: Tensor, clients: int | Sequence[Tensor] | None, partition: str, seed: int, n: int
 ) -> list[Tensor]:
+    """The clients' index tensors: all ``n`` samples as one client (``clients`` None); ``clients`` clients split
+    from the labels ``y`` by ``partition`` with ``seed`` (an int); or the index sets given, each refused (a
+    ``ParameterError`` naming ``clients``) when empty or outside ``0..n-1``."""
     if clients is None:
         return [torch.arange(n)]
     if isinstance(clients, int):

@@ -30,6 +30,7 @@ class Progress:
             self.bar = tqdm(total=total, desc="measure", unit="step", leave=False)
 
     def step(self, what: str) -> None:
+        """One step done: the bar advances and shows ``what``; a callback gets ``what``."""
         if self.bar is not None:
             self.bar.set_postfix_str(what)
             self.bar.update(1)
@@ -45,6 +46,7 @@ class Progress:
             self.cb(text)
 
     def close(self) -> None:
+        """Remove the bar from the terminal (nothing without one)."""
         if self.bar is not None:
             self.bar.close()
 

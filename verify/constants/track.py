@@ -45,11 +45,15 @@ RUN_FILE = "run.pt"  # everything a resume reads, written atomically
 
 @dataclass
 class Trajectory:
+    """What :func:`track` returns: the SGD steps at which the constants were measured, the constants measured at
+    each, and their summary over the trajectory (:func:`summarise`)."""
+
     steps: list[int]
     points: list[Constants]
     summary: Constants
 
     def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: the steps, each point's constants and the summary (each a ``Constants.to_dict()``)."""
         return {
             "steps": self.steps,
             "points": [p.to_dict() for p in self.points],

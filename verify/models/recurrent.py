@@ -193,6 +193,8 @@ class VmappableRNN(nn.RNN):
     """``nn.RNN`` with :func:`recurrent_forward` (same parameters; see the module docstring)."""
 
     def forward(self, input: Any, hx: Tensor | None = None) -> Any:
+        """``(output, h_n)`` for ``input`` of shape (L, N, H_in), or (N, L, H_in) with ``batch_first`` (no N:
+        unbatched), by :func:`recurrent_forward`."""
         return recurrent_forward(self, input, hx)
 
 
@@ -200,6 +202,8 @@ class VmappableGRU(nn.GRU):
     """``nn.GRU`` with :func:`recurrent_forward` (same parameters; see the module docstring)."""
 
     def forward(self, input: Any, hx: Tensor | None = None) -> Any:
+        """``(output, h_n)`` for ``input`` of shape (L, N, H_in), or (N, L, H_in) with ``batch_first`` (no N:
+        unbatched), by :func:`recurrent_forward`."""
         return recurrent_forward(self, input, hx)
 
 
@@ -207,6 +211,8 @@ class VmappableLSTM(nn.LSTM):
     """``nn.LSTM`` with :func:`recurrent_forward` (same parameters; see the module docstring)."""
 
     def forward(self, input: Any, hx: tuple[Tensor, Tensor] | None = None) -> Any:
+        """``(output, (h_n, c_n))`` for ``input`` of shape (L, N, H_in), or (N, L, H_in) with ``batch_first`` (no N:
+        unbatched), by :func:`recurrent_forward`."""
         return recurrent_forward(self, input, hx)
 
 

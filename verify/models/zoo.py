@@ -162,6 +162,7 @@ class AlexNet(nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Class logits (N, num_classes) of images ``x`` (N, 3, H, W): features, 6x6 average pooling, classifier."""
         x = self.avgpool(self.features(x))
         return self.classifier(torch.flatten(x, 1))
 
@@ -229,6 +230,8 @@ class BasicBlock(nn.Module):
         self.downsample = _shortcut(cin, planes, stride)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """relu(bn2(conv2(relu(bn1(conv1(x))))) + shortcut(x)), the shortcut the identity or, where the shape
+        changes, the 1x1 projection ``downsample``."""
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.bn2(self.conv2(out))
         identity = x if self.downsample is None else self.downsample(x)
@@ -253,6 +256,8 @@ class Bottleneck(nn.Module):
         self.downsample = _shortcut(cin, out, stride)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """relu(bn3(conv3(relu(bn2(conv2(relu(bn1(conv1(x))))))) + shortcut(x)), the shortcut the identity or the
+        1x1 projection ``downsample``."""
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.relu(self.bn2(self.conv2(out)))
         out = self.bn3(self.conv3(out))
@@ -304,6 +309,7 @@ class ResNet(nn.Module):
                 nn.init.zeros_(m.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Class logits (N, num_classes) of images ``x``: ``stem``, ``layer1`` to ``layer4``, then ``head``."""
         x = self.stem(x)
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         return self.head(x)

@@ -19,9 +19,11 @@ class Batch:
 
     @property
     def size(self) -> int:
+        """The number of samples, padding included (the last axis of ``w``; batched, the padded size per client)."""
         return int(self.w.shape[-1])
 
     def to(self, device: torch.device) -> Batch:
+        """The same batch with its inputs, targets and weights moved to ``device``."""
         return Batch(self.x.to(device), self.y.to(device), self.w.to(device))
 
     @staticmethod

@@ -168,6 +168,7 @@ class Speeds:
         return "forward" if self.forward < rival else "reverse"
 
     def describe(self, method: str) -> str:
+        """``method`` with the measured times that chose it, for an estimate's method text."""
         shown = ", ".join(f"{k} {getattr(self, k):.3g} s" for k in ("reverse", "kept", "forward"))
         return f"{method} (faster on one chunk of {self.samples} on {self.device}: {shown})"
 

@@ -1,4 +1,4 @@
-"""The objective f(x) = sum_i w_i l(model(x; X_i), y_i) as a function of the parameters, in chunks.
+r"""The objective f(x) = sum_i w_i l(model(x; X_i), y_i) as a function of the parameters, in chunks.
 
 Scaling convention (as BackPACK documents its own): the objective is a **mean** of per-sample losses. The
 loss you pass must return one value per sample -- a ``torch.nn`` loss is used with ``reduction="none"``; a loss
@@ -10,10 +10,10 @@ gradient of the objective (its Hessian times a vector is :mod:`verify.ops.hvp`'s
 the gradient of one sample's loss (not of the mean over a batch, which would be 1/n of it).
 
 Weights: by default w_i = 1/n, the mean over all samples. With ``clients`` (index tensors D_1..D_M) the
-objective is the theorems' f = (1/M) sum_m f_m, f_m the mean loss on D_m, i.e. w_i = sum_{m: i in D_m}
-1/(M |D_m|): clients weigh equally whatever their sizes, which differs from the pooled mean when they are
-unequal. Methods given ``idx`` compute the plain mean over those samples (one client's f_m), whatever the
-weights.
+objective is the theorems' f = (1/M) sum_m f_m, f_m the mean loss on D_m, i.e.
+:math:`w_i = \sum_{m: i \in D_m} 1/(M |D_m|)`: clients weigh equally whatever their sizes, which differs from
+the pooled mean when they are unequal. Methods given ``idx`` compute the plain mean over those samples (one
+client's f_m), whatever the weights.
 
 Outputs: for a model that returns a tuple, list or dict, ``output`` (an index, a key, or a callable from the
 model's output to the tensor the loss takes) picks what the loss gets; without it the loss gets the output as it
@@ -297,6 +297,7 @@ class Objective:
         return gen(), 1.0
 
     def count(self, idx: Tensor | None) -> int:
+        """The number of samples ``idx`` names (all n for None)."""
         return self.n if idx is None else int(idx.numel())
 
     def support_size(self, idx: Tensor | None = None) -> int:
@@ -347,12 +348,15 @@ class Objective:
             raise ParameterError("part", f"must be one of {', '.join(self.split.names)} or all, got '{part}'") from None
 
     def size(self, part: str | None = None) -> int:
+        """The number of parameters of a part (``None``: every trainable one), its d."""
         return sum(self.params0[n].numel() for n in self.part_names(part))
 
     def flat(self, tensors: Mapping[str, Tensor], part: str | None = None) -> Tensor:
+        """A part's tensors of ``tensors`` concatenated into one vector, in :meth:`part_names` order."""
         return torch.cat([tensors[n].reshape(-1) for n in self.part_names(part)])
 
     def unflat(self, vec: Tensor, part: str | None = None) -> Params:
+        """A part's vector (as :meth:`flat` makes) split back into its tensors, by name (views of ``vec``)."""
         out: Params = {}
         s = 0
         for n in self.part_names(part):

@@ -96,4 +96,6 @@ def aux_grads(
 
 
 def split_loss(problem: Problem, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor], batch: Batch) -> Tensor:
+    """The weighted mean loss of ``batch`` through the whole split model: the server part ``ps`` on the client part
+    ``pc``'s smashed data (padding of weight 0 ignored)."""
     return weighted_mean(problem.server_loss(ps, problem.client_forward(pc, batch.x), batch.y), batch.w)

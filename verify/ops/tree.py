@@ -21,10 +21,12 @@ def _device(a: Mapping[str, Tensor]) -> torch.device:
 
 
 def clone(a: Mapping[str, Tensor]) -> Params:
+    """A detached copy of every tensor (no shared storage, no autograd history)."""
     return {k: v.detach().clone() for k, v in a.items()}
 
 
 def zeros_like(a: Mapping[str, Tensor]) -> Params:
+    """A tree of zeros shaped like ``a`` (same keys, shapes, dtypes and devices)."""
     return {k: torch.zeros_like(v) for k, v in a.items()}
 
 
@@ -34,10 +36,12 @@ def add(a: Mapping[str, Tensor], b: Mapping[str, Tensor], alpha: float | Tensor 
 
 
 def sub(a: Mapping[str, Tensor], b: Mapping[str, Tensor]) -> Params:
+    """``a - b``, over the keys of ``a``."""
     return {k: a[k] - b[k] for k in a}
 
 
 def scale(a: Mapping[str, Tensor], c: float | Tensor) -> Params:
+    """``c a``: every tensor times the scalar (or broadcastable tensor) ``c``."""
     return {k: c * v for k, v in a.items()}
 
 
@@ -56,6 +60,7 @@ def sqnorm_batched(a: Mapping[str, Tensor]) -> Tensor:
 
 
 def dot(a: Mapping[str, Tensor], b: Mapping[str, Tensor]) -> Tensor:
+    """The inner product ``<a, b>`` summed over every tensor of the tree (a 0-d tensor, in float64)."""
     start = torch.zeros((), dtype=torch.float64, device=_device(a))
     return sum(((a[k].double() * b[k].double()).sum() for k in a), start)
 
@@ -74,6 +79,7 @@ def stack(trees: Sequence[Mapping[str, Tensor]]) -> Params:
 
 
 def unstack(a: Mapping[str, Tensor]) -> list[Params]:
+    """A stacked tree -> one tree per entry of its leading axis (the inverse of :func:`stack`; views, not copies)."""
     n = next(iter(a.values())).shape[0]
     return [{k: v[i] for k, v in a.items()} for i in range(n)]
 
@@ -96,6 +102,7 @@ def unflat(vec: Tensor, like: Mapping[str, Tensor]) -> Params:
 
 
 def numel(a: Mapping[str, Tensor]) -> int:
+    """The number of scalars in the tree (the dimension d of the flattened vector)."""
     return sum(v.numel() for v in a.values())
 
 
@@ -107,4 +114,5 @@ def nbytes(a: Mapping[str, Tensor] | Tensor) -> int:
 
 
 def all_finite(a: Mapping[str, Tensor]) -> bool:
+    """Whether no entry of any tensor is NaN or infinite (a diverged run has some)."""
     return all(bool(torch.isfinite(v).all()) for v in a.values())

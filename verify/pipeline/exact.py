@@ -76,17 +76,22 @@ class StateLayout:
 
     @classmethod
     def of(cls, state: Any) -> StateLayout:
+        """The layout of ``state``: its tensors in a fixed order (dict keys sorted, lists by index), named by path
+        (``/client/x``), with their shapes; ``state`` itself is kept as the template :meth:`unflat` rebuilds."""
         leaves = _leaves(state)
         return cls(tuple(n for n, _ in leaves), tuple(tuple(v.shape) for _, v in leaves), state)
 
     @property
     def size(self) -> int:
+        """The dimension of s: the number of scalars in all the state's tensors."""
         return int(sum(int(np.prod(s)) for s in self.shapes))
 
     def flat(self, state: Any) -> np.ndarray:
+        """A state of this layout as the flat vector s (float64, on the CPU)."""
         return np.concatenate([v.detach().double().reshape(-1).cpu().numpy() for _, v in _leaves(state)])
 
     def unflat(self, vec: np.ndarray) -> Any:
+        """The state for a flat vector s: the template's structure with CPU float64 tensors copied from ``vec``."""
         values: dict[str, Tensor] = {}
         i = 0
         for n, s in zip(self.names, self.shapes, strict=True):
@@ -96,6 +101,7 @@ class StateLayout:
         return _rebuild(self.template, values)
 
     def slice_of(self, name: str) -> slice:
+        """Where the tensor at path ``name`` (``/server/x``) sits in s (a ``KeyError`` for a path the state lacks)."""
         i = 0
         for n, s in zip(self.names, self.shapes, strict=True):
             k = int(np.prod(s))

@@ -342,6 +342,9 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: write the main job into OUT (``argv[0]``, default ``out``), showing the stages as they run,
+    then print the summary and the text files worth reading; ``--docs`` writes the committed pages alone
+    (:func:`sfltheory.mainjob.main`)."""
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["--docs"]:  # the committed pages alone: the theory half's job
         return mainjob.main(args)

@@ -27,9 +27,12 @@ from verify.split import Split
 
 
 class PerSampleMSE(nn.Module):
-    """MSE summed over a sample's outputs (nn.MSELoss(reduction='none') keeps the output dimension)."""
+    """MSE averaged over a sample's outputs, one value per sample (``nn.MSELoss(reduction="none")`` keeps the output
+    dimension)."""
 
     def forward(self, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """The mean of ``(out - y)^2`` over each sample's values (shape ``(n,)``, what ``reduction="mean"`` gives per
+        sample)."""
         return (out.reshape(out.shape[0], -1) - y.reshape(y.shape[0], -1)).pow(2).mean(1)
 
 
@@ -133,6 +136,10 @@ def model_and_data(a: MeasureSpec) -> tuple[nn.Module, Any]:
 
 
 def measured(a: MeasureSpec, progress: bool) -> Constants:
+    """The constants a measure spec asks for: the model built and its loss picked, measured at one point
+    (:func:`verify.constants.measure`) or, with ``steps``, along SGD (:func:`verify.constants.track`, its summary); the
+    groups are those of ``--for`` and ``what`` (without either and without two clients, the groups that need no
+    heterogeneity). The model and data are recorded in ``meta``."""
     model, ds = model_and_data(a)
     loss: nn.Module = loss_for(a.loss, ds.y)
     if isinstance(loss, nn.MSELoss):

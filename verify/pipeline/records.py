@@ -35,6 +35,7 @@ class Leg:
     seeds: int = 1
 
     def to_dict(self) -> dict[str, Any]:
+        """The leg as JSON-ready data (arrays as lists), under the names the report and ``--json`` use."""
         return {
             "mode": self.mode,
             "step": self.step,
@@ -57,6 +58,9 @@ class Leg:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Leg:
+        """The leg :meth:`to_dict` wrote (JSON null read back as NaN or an infinite value; older records without the
+        interval as exact)."""
+
         def arr(x: Any) -> np.ndarray:
             return np.asarray([np.inf if v is None else v for v in x], dtype=float)
 
@@ -101,6 +105,7 @@ class Verification:
         return self.legs[0].verdict
 
     def to_dict(self) -> dict[str, Any]:
+        """The verification as JSON-ready data, its legs with :meth:`Leg.to_dict` (``T`` left out of ``params``)."""
         return {
             "result": self.result,
             "algorithm": self.algorithm,
@@ -119,6 +124,7 @@ class Verification:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Verification:
+        """The verification :meth:`to_dict` wrote (fields added since default as before they existed)."""
         return cls(
             result=d["result"], algorithm=d["algorithm"], method=d["method"], lhs=d["lhs"], note=d["note"],
             constants=d["constants"], constant_notes=d["constant_notes"], params=d["params"],

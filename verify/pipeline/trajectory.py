@@ -35,6 +35,8 @@ class TrajectoryMeter:
         self.notes: list[str] = []
 
     def at(self, pc: Mapping[str, torch.Tensor], ps: Mapping[str, torch.Tensor], t: int = 0) -> Constants:
+        """The constants the result needs, measured at the client and server parameters ``pc``, ``ps`` of round ``t`` (a
+        kappa the problem could not measure there is noted in ``notes``)."""
         c = self.problem.constants(at={"client": pc, "server": ps}, needed=self.needed, batch=self.batch,
                                    lam=self.lam, seed=self.seed)  # fmt: skip
         why = c.meta.get("unmeasured", {}).get("kappa")
@@ -48,6 +50,8 @@ class TrajectoryMeter:
             self.steps.append(t)
 
     def summary(self) -> Constants:
+        """The points measured so far summarised by their sup, quantiles as variants
+        (:func:`verify.constants.track.summarise`)."""
         return summarise(self.points, self.steps)
 
 

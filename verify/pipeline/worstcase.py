@@ -45,9 +45,11 @@ class WorstCase:
 
     @property
     def counterexample(self) -> bool:
+        """Whether the worst ratio exceeds 1 (beyond a relative 1e-9 of rounding): the bound fails on this instance."""
         return self.ratio > 1.0 + 1e-9
 
     def to_dict(self) -> dict[str, Any]:
+        """The search as JSON-ready data (the list of every ratio tried is left out)."""
         return {
             "result": self.result,
             "worst_ratio": self.ratio,
@@ -59,6 +61,7 @@ class WorstCase:
         }
 
     def save_problem(self, path: str | Path) -> None:
+        """Write the worst instance as a quadratic JSON file, which ``--problem`` reads back to reproduce it."""
         write_atomic(Path(path), json.dumps(self.problem) + "\n")
 
 

@@ -50,10 +50,12 @@ class FullGradient:
 
     @property
     def sqnorm_client(self) -> float:
+        r""":math:`\|\nabla_{x_c} f\|^2`, the squared norm of the client part of the gradient."""
         return float(tree.sqnorm(self.client))
 
     @property
     def sqnorm_server(self) -> float:
+        r""":math:`\|\nabla_{x_s} f\|^2`, the squared norm of the server part of the gradient."""
         return float(tree.sqnorm(self.server))
 
 
@@ -82,13 +84,16 @@ class Problem(ABC):
         """The starting point x^0: ``{"client": ..., "server": ...}`` and ``"aux"`` (the auxiliary head's)."""
 
     @abstractmethod
-    def client_forward(self, pc: Mapping[str, Tensor], x: Tensor) -> Tensor: ...
+    def client_forward(self, pc: Mapping[str, Tensor], x: Tensor) -> Tensor:
+        """The smashed data h: the client part with parameters ``pc`` on inputs ``x`` (one row per sample)."""
 
     @abstractmethod
-    def server_loss(self, ps: Mapping[str, Tensor], h: Tensor, y: Tensor) -> Tensor: ...
+    def server_loss(self, ps: Mapping[str, Tensor], h: Tensor, y: Tensor) -> Tensor:
+        """Per-sample losses of the server part with parameters ``ps`` on the smashed data ``h``, targets ``y``."""
 
     @abstractmethod
-    def aux_loss(self, pa: Mapping[str, Tensor], h: Tensor, y: Tensor) -> Tensor: ...
+    def aux_loss(self, pa: Mapping[str, Tensor], h: Tensor, y: Tensor) -> Tensor:
+        """Per-sample losses of the client's auxiliary head ``pa`` on the smashed data ``h`` (HERON-SFL, sfl_aux)."""
 
     @abstractmethod
     def sample(self, m: int, size: int, gen: torch.Generator) -> Batch:
@@ -101,7 +106,8 @@ class Problem(ABC):
         return Batch.stack([Batch.stack([self.sample(m, size, g) for g in row]) for m, row in rows])
 
     @abstractmethod
-    def full_gradient(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> FullGradient: ...
+    def full_gradient(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> FullGradient:
+        """The loss and gradient of f = (1/M) sum_m f_m at (``pc``, ``ps``), exact (every sample, no noise)."""
 
     def evaluate(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> dict[str, float]:
         """Held-out metrics (test accuracy); none for a synthetic problem."""

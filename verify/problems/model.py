@@ -199,6 +199,7 @@ class ModelProblem(Problem):
     # -- the oracle --------------------------------------------------------------------------------------------
 
     def init(self) -> dict[str, Params]:
+        """Copies of the modules' current parameters: ``client``, ``server`` and, with a head, ``aux``."""
         out = {
             "client": {k: v.detach().clone() for k, v in self.client.named_parameters()},
             "server": {k: v.detach().clone() for k, v in self.server.named_parameters()},
@@ -208,17 +209,22 @@ class ModelProblem(Problem):
         return out
 
     def client_forward(self, pc: Mapping[str, Tensor], x: Tensor) -> Tensor:
+        """The client module run with the parameters ``pc`` (``torch.func.functional_call``) on ``x``."""
         return functional_call(self.client, dict(pc), (x,))
 
     def server_loss(self, ps: Mapping[str, Tensor], h: Tensor, y: Tensor) -> Tensor:
+        """The per-sample loss of the server module run with ``ps`` on ``h`` (non-batch dims averaged,
+        :func:`per_sample`)."""
         return self.lossf(functional_call(self.server, dict(ps), (h,)), y)
 
     def aux_loss(self, pa: Mapping[str, Tensor], h: Tensor, y: Tensor) -> Tensor:
+        """The per-sample loss of the auxiliary head run with ``pa`` on ``h``; a ``ParameterError`` without a head."""
         if self.aux is None:
             raise ParameterError("aux", "this problem has no auxiliary head (build it with aux=True)")
         return self.lossf(functional_call(self.aux, dict(pa), (h,)), y)
 
     def client_sizes(self) -> tuple[int, ...]:
+        """The number of training samples each client holds."""
         return tuple(int(idx.numel()) for idx in self.indices)
 
     def chosen(self, m: int, size: int, gen: torch.Generator) -> Tensor:
@@ -227,6 +233,7 @@ class ModelProblem(Problem):
         return idx[torch.randperm(idx.numel(), generator=gen)[:size]] if size < idx.numel() else idx
 
     def sample(self, m: int, size: int, gen: torch.Generator) -> Batch:
+        """Client ``m``'s mini-batch (:meth:`chosen`) on the problem's device, every weight 1."""
         idx = self.chosen(m, size, gen).to(self.data_device)
         x = self.X[idx].to(self.device)
         return Batch(x, self.y[idx].to(self.device), torch.ones(idx.numel(), dtype=self.dtype, device=self.device))
@@ -253,7 +260,8 @@ class ModelProblem(Problem):
         return Batch(x.to(self.device), y.to(self.device), real.to(self.device, self.dtype))
 
     def full_gradient(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> FullGradient:
-        # One pass over the training set: each client's mean gradient, then their equal-weight average.
+        """One pass over the training set (or the fixed ``eval_samples`` subsample): each client's mean loss and
+        gradient, then their equal-weight average, in chunks of ``chunk`` samples."""
         pcs = {k: v.detach().requires_grad_(True) for k, v in pc.items()}
         pss = {k: v.detach().requires_grad_(True) for k, v in ps.items()}
         gc = tree.zeros_like(pcs)
@@ -275,6 +283,7 @@ class ModelProblem(Problem):
 
     @torch.no_grad()
     def evaluate(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> dict[str, float]:
+        """``test_acc``, the top-1 accuracy on the held-out set; none without one or for float (regression) targets."""
         if self.X_test is None or self.y_test is None or self.y_test.is_floating_point():
             return {}
         correct = torch.zeros((), dtype=torch.long, device=self.device)
@@ -287,10 +296,13 @@ class ModelProblem(Problem):
 
     @property
     def activation(self) -> int:
+        """Values per sample of the client module's output (probed once at construction)."""
         return math.prod(self._activation_shape)
 
     @property
     def client_fraction(self) -> float:
+        """The client's share of the FLOPs as ``sfltheory cuts`` counts them (:meth:`at_cut`), given, or else of the
+        parameters, :math:`d_c/(d_c+d_s)`."""
         return float(self._fraction)
 
     def constants(
@@ -330,6 +342,8 @@ class ModelProblem(Problem):
             return c
 
     def describe(self) -> dict[str, Any]:
+        """The problem's name, sizes, per-client sample counts, where the recorded gradient is taken, test set size,
+        dtype and the cut (``meta``)."""
         return {
             "kind": "model",
             "name": self.name,

@@ -161,6 +161,8 @@ class QuadraticProblem(Problem):
 
     @classmethod
     def from_dict(cls, raw: Any, **kw: Any) -> QuadraticProblem:
+        """The problem a parsed quadratic JSON object describes (the format of :meth:`from_file`, plus optional ``name``
+        and ``noise``); a ``ParameterError`` naming ``problem.file`` for a missing, unknown or ill-typed field."""
         if not isinstance(raw, dict):
             raise ParameterError("problem.file", "must be a JSON object with kind, H, shifts, x0, d_c, sigma2")
         if raw.get("kind") != "quadratic":
@@ -178,6 +180,8 @@ class QuadraticProblem(Problem):
         return cls(raw["H"], raw["shifts"], raw["x0"], raw["d_c"], raw["sigma2"], **kw)
 
     def to_dict(self) -> dict[str, Any]:
+        """The problem as the JSON object :meth:`from_dict` reads (``H`` as its diagonal when it is diagonal), in
+        float64."""
         H = self.H.double().cpu()
         diag = bool(torch.equal(H, torch.diag(torch.diagonal(H))))
         return {
@@ -193,6 +197,8 @@ class QuadraticProblem(Problem):
     # -- the oracle --------------------------------------------------------------------------------------------
 
     def init(self) -> dict[str, Params]:
+        """x^0 split at ``d_c``: the client coordinates, the server coordinates, and ``aux`` a copy of the server
+        coordinates (the client's local model of them)."""
         return {
             "client": {"x": self.x0[: self.d_c].clone()},
             "server": {"x": self.x0[self.d_c :].clone()},
@@ -200,19 +206,26 @@ class QuadraticProblem(Problem):
         }
 
     def client_forward(self, pc: Mapping[str, Tensor], x: Tensor) -> Tensor:
-        # x holds no information (only the batch size): the smashed data are the client coordinates themselves.
+        """The client coordinates themselves, one row per sample: ``x`` holds no information, only the batch size."""
         return pc["x"].expand(x.shape[0], self.d_c) + 0 * x[:, :1]
 
     def server_loss(self, ps: Mapping[str, Tensor], h: Tensor, y: Tensor) -> Tensor:
+        r""":math:`F_m(z;\xi) = \tfrac12 (z-b_m)^\top H (z-b_m) + \langle \xi, z\rangle` per sample, z the client
+        coordinates ``h`` joined to the server's ``ps``; ``y`` packs each sample's noise :math:`\xi` and shift
+        :math:`b_m`."""
         z = torch.cat([h, ps["x"].expand(h.shape[0], self.d - self.d_c)], 1)
         xi, b = y[:, : self.d], y[:, self.d :]
         r = z - b
         return 0.5 * ((r @ self.H) * r).sum(1) + (xi * z).sum(1)
 
     def aux_loss(self, pa: Mapping[str, Tensor], h: Tensor, y: Tensor) -> Tensor:
+        """The same loss with the client's local copy ``pa`` of the server coordinates in place of the server's."""
         return self.server_loss(pa, h, y)
 
     def sample(self, m: int, size: int, gen: torch.Generator) -> Batch:
+        r"""``size`` fresh noise draws for client ``m`` (Gaussian or Rademacher, covariance
+        :math:`\frac{\sigma^2}{d} I_d`), packed with :math:`b_m` in the targets; the inputs are a zero column, the
+        weights 1."""
         if self.noise == "rademacher":
             signs = torch.randint(0, 2, (size, self.d), generator=gen, dtype=torch.float64) * 2 - 1
             xi = signs * math.sqrt(self.sigma2 / self.d)
@@ -223,6 +236,8 @@ class QuadraticProblem(Problem):
         return Batch(x, y, torch.ones(size, dtype=self.dtype, device=self.device))
 
     def full_gradient(self, pc: Mapping[str, Tensor], ps: Mapping[str, Tensor]) -> FullGradient:
+        r"""Exact, in float64: :math:`f(x) = \frac1M\sum_m \tfrac12 (x-b_m)^\top H (x-b_m)` and
+        :math:`\nabla f(x) = H(x - \bar b)`."""
         x = torch.cat([pc["x"], ps["x"]]).to(torch.float64)
         H, b = self.H.double(), self.b.double()
         r = x - b  # M x d
@@ -232,10 +247,12 @@ class QuadraticProblem(Problem):
 
     @property
     def activation(self) -> int:
+        """``d_c``: the smashed data are the client coordinates."""
         return self.d_c
 
     @property
     def client_fraction(self) -> float:
+        """``d_c / d``, the client's share of the coordinates."""
         return self.d_c / self.d
 
     def constants(self, *, at: Point | None = None, needed: Iterable[str] | None = None, batch: int = 1) -> Constants:
@@ -301,6 +318,7 @@ class QuadraticProblem(Problem):
         _put(c, "G2", per.mean(), "(1/M) sum ||grad f_m||^2 = ||grad f||^2 + eps2[mean]")
 
     def describe(self) -> dict[str, Any]:
+        """The name and sizes with :meth:`to_dict`, which reproduces the problem exactly."""
         return {"kind": "quadratic", "name": self.name, "d": self.d, "d_c": self.d_c, "M": self.M, **self.to_dict()}
 
 

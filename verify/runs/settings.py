@@ -41,7 +41,7 @@ def setting_names(r: Any, exp: Experiment) -> set[str]:
 
 
 def sort_run_names(result: str, exp: Experiment, names: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, float]]:
-    """A run check's ``name=value``s as the run's settings and given constants; a name neither is refused."""
+    """A run check's ``name=value`` pairs as the run's settings and given constants; a name neither is refused."""
     r = st.get(result)
     takes = {s.name for s in get(exp.algorithm).takes}
     settings_ok = setting_names(r, exp) | takes | set(exp.step_to) | ({r.step} if r.step else set())
@@ -60,12 +60,16 @@ def sort_run_names(result: str, exp: Experiment, names: Mapping[str, Any]) -> tu
 
 
 def number(name: str, v: Any) -> float:
+    """``v`` as a float: a finite int or float, numpy's included (a bool is refused, a ``ParameterError`` naming
+    ``name``)."""
     if isinstance(v, bool) or not isinstance(v, int | float | np.floating | np.integer) or not math.isfinite(float(v)):
         raise ParameterError(name, f"must be a finite number (got {v!r})")
     return float(v)
 
 
 def same(a: Any, b: Any) -> bool:
+    """Whether a run's setting and a given value agree: numbers to a relative 1e-9 (a value that went through text or
+    JSON), anything else by equality."""
     if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
         return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=0.0)
     return bool(a == b)

@@ -114,6 +114,7 @@ def read_jsonl(path: Path) -> RunLog:
 
 
 def read_text(path: Path) -> str:
+    """A run log's text (UTF-8); a missing or unreadable file is a ``ParameterError`` naming ``run``."""
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:

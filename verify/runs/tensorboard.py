@@ -30,6 +30,7 @@ class MissingExtraError(SflTheoryError):
 
 
 def missing_extra(what: str) -> MissingExtraError:
+    """The error for ``what`` without TensorBoard installed, with the command that installs the extra."""
     return MissingExtraError(f"{what} needs TensorBoard, the optional extra '{EXTRA}': pip install -e .[{EXTRA}] "
                              "(or pip install tensorboard)")  # fmt: skip
 
@@ -41,6 +42,7 @@ def require_tensorboard(what: str) -> None:
 
 
 def is_event_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder holding TensorBoard event files (``events.out.tfevents.*``)."""
     return path.is_dir() and any(path.glob("events.out.tfevents.*"))
 
 

@@ -57,6 +57,9 @@ def register(sub: Any) -> None:
 
 
 def cmd_sweep(a: argparse.Namespace) -> int:
+    """Run the ``sweep`` command on its parsed arguments: list the configurations (``--list``), run a trend sweep, or
+    run every configuration not done yet and print the summary, the failures and the report written (a verify sweep's);
+    the exit status is 1 when a configuration failed."""
     import os
 
     # idle OpenMP threads sleep rather than spin (as `measure` does; benchmarks/RESULTS.md): it acts only before torch

@@ -10,7 +10,7 @@ the last record of the run and the named series.
 
 A ``verify`` configuration is a check's flat form (:func:`verify.parse.check_spec`, as ``sfltheory
 verify`` parses): ``result``, ``T``, ``seeds``, ``batch``, ``points``, ``practical``, a problem named as above, and
-``name=value``s sorted for the result; it returns the whole verification.
+``name=value`` pairs sorted for the result; it returns the whole verification.
 
 :func:`execute` wraps either so that a failure becomes a record with its error instead of an exception: one
 failing configuration never stops a sweep.

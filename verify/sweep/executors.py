@@ -117,6 +117,7 @@ class Executor(ABC):
         (handle, result, None) or (handle, None, the exception)."""
 
     def describe(self) -> str:
+        """The executor in a few words for the summary line: its name and how many tasks run at once."""
         return f"{self.name}, {self.slots} at a time"
 
     def __enter__(self) -> Executor:
@@ -148,14 +149,17 @@ class SerialExecutor(Executor):
 
     @property
     def slots(self) -> int:
+        """One: a task at a time."""
         return 1
 
     def submit(self, task: Any) -> Any:
+        """Queue ``task`` (nothing runs yet); the handle is its number."""
         self._n += 1
         self._pending[self._n] = task
         return self._n
 
     def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, Any, BaseException | None]]:
+        """Run the first of ``handles`` here, to the end (``timeout`` does not apply), its exception caught."""
         h = handles[0]
         task = self._pending.pop(h)
         try:
@@ -181,6 +185,7 @@ class ProcessExecutor(Executor):
 
     @property
     def slots(self) -> int:
+        """The pool's workers: ``max_parallel``, else one per usable CPU, at most ``tasks``."""
         return self._workers
 
     def _ensure(self) -> cf.ProcessPoolExecutor:
@@ -191,6 +196,8 @@ class ProcessExecutor(Executor):
         return self._pool
 
     def submit(self, task: Any) -> Any:
+        """Send ``task`` to the pool (started on first use, spawned processes; replaced when a worker has died); the
+        handle is its future."""
         try:
             f = self._ensure().submit(self.fn, task)
         except cf.process.BrokenProcessPool:  # a worker died: the pool is unusable, start a new one
@@ -200,6 +207,8 @@ class ProcessExecutor(Executor):
         return f
 
     def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, Any, BaseException | None]]:
+        """The futures done within ``timeout`` seconds; a worker's death fails every task of its pool and replaces
+        the pool once."""
         done, _ = cf.wait(handles, timeout=timeout, return_when=cf.FIRST_COMPLETED)
         out: list[tuple[Any, Any, BaseException | None]] = []
         for f in done:
@@ -218,11 +227,13 @@ class ProcessExecutor(Executor):
         self._gen += 1
 
     def close(self) -> None:
+        """Shut the pool down once its running tasks finish (queued ones are cancelled)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def abort(self) -> None:
+        """Terminate the pool's workers now, running tasks included, and cancel the queued ones."""
         if self._pool is None:
             return
         pool, self._pool = self._pool, None
@@ -291,17 +302,22 @@ class RayExecutor(Executor):
 
     @property
     def slots(self) -> int:
+        """How many tasks fit the cluster's CPUs and GPUs at the per-task request, at most ``max_parallel``."""
         return self._slots
 
     def describe(self) -> str:
+        """``ray`` with where it runs (``local`` or the cluster address) and how many tasks run at once."""
         return f"ray ({self._where}), {self._slots} at a time"
 
     def submit(self, task: Any) -> Any:
+        """Start ``task`` as a Ray task with the per-task resources; the handle is its object reference."""
         ref = self._remote.remote(self.fn, task, self._threads)
         self._inflight.add(ref)
         return ref
 
     def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, Any, BaseException | None]]:
+        """At most one finished task within ``timeout`` seconds, with its result or its error (a task error or a
+        dead worker)."""
         ready, _ = self._ray.wait(handles, num_returns=1, timeout=timeout)
         out: list[tuple[Any, Any, BaseException | None]] = []
         for ref in ready:
@@ -313,11 +329,13 @@ class RayExecutor(Executor):
         return out
 
     def close(self) -> None:
+        """Shut down the Ray instance this executor started or joined (not one the caller had already)."""
         if self._started:
             self._ray.shutdown()
             self._started = False
 
     def abort(self) -> None:
+        """Cancel every task in flight (on a cluster they would run on without the driver), then :meth:`close`."""
         for ref in list(self._inflight):  # on a cluster they would run on after the driver is gone
             try:
                 self._ray.cancel(ref, force=True)

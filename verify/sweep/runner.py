@@ -44,6 +44,7 @@ class Summary:
     table: Table
 
     def line(self) -> str:
+        """The summary in one line: the counts, the time taken, the executor and where the table is."""
         return (f"sweep {self.name}: {self.total} configurations, {self.skipped} done before, {self.finished} "
                 f"finished and {self.failed} failed now in {_clock(self.seconds)} ({self.executor}); "
                 f"table: {self.out / 'table.csv'}")  # fmt: skip
@@ -70,12 +71,15 @@ class Progress:
         return (time.perf_counter() - self.t0) / n * left
 
     def line(self) -> str:
+        """The progress in one line: finished of all, running, failed, time elapsed and the estimated time left."""
         eta = self.eta()
         return (f"sweep {self.name}: {self.before + self.finished}/{self.total} finished, {self.running} running, "
                 f"{self.failed} failed, elapsed {_clock(time.perf_counter() - self.t0)}, "
                 f"ETA {'?' if eta is None else _clock(eta)}")  # fmt: skip
 
     def show(self, *, force: bool = False) -> None:
+        """Show the current line: rewritten in place on a terminal; elsewhere printed only when ``force`` (a
+        configuration finished)."""
         if self.stream is None:
             return
         text = self.line()
@@ -87,6 +91,7 @@ class Progress:
         self._last = text
 
     def close(self) -> None:
+        """End the rewritten line on a terminal with a newline (nothing elsewhere)."""
         if self.stream is not None and self._tty:
             self.stream.write("\n")
             self.stream.flush()

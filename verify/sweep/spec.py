@@ -53,7 +53,7 @@ MAX_TOTAL_ROUNDS = 10**8
 # how a sweep file declares its configurations (said when it declares none)
 HOW_TO_DECLARE = (
     'add a [base] table with the algorithm (or, with kind = "verify", the result) and its parameters, then a [grid] '
-    "of values to vary or [[configs]] entries (README, 'Sweeps')"
+    "of values to vary or [[configs]] entries (docs/guide/sweeps.md)"
 )
 # What a verify configuration records: the verdict and numbers of its admissible leg, and of the practical one
 VERIFY_RECORD = ("verdict", "step", "applies", "tightness", "decay_measured", "decay_predicted", "first_violation",

@@ -50,6 +50,7 @@ class Store:
         self.results = self.root / "results"
 
     def path(self, key: str) -> Path:
+        """The record file of the configuration with this key: ``results/KEY.json``."""
         return self.results / f"{key}.json"
 
     def load(self, config: Config) -> dict[str, Any] | None:
@@ -70,6 +71,8 @@ class Store:
         return raw if ok else None
 
     def done(self, config: Config) -> bool:
+        """Whether ``config`` has a stored record that matches it and finished (``status`` ok); a failed one is
+        retried."""
         rec = self.load(config)
         return rec is not None and rec.get("status") == "ok"
 
@@ -98,6 +101,8 @@ class Store:
         return self.write(self.root / "sweep.json", json.dumps(raw, indent=1, allow_nan=False))
 
     def read_manifest(self) -> tuple[str, tuple[str, ...], list[Config]]:
+        """The sweep's name, recorded columns and configurations from ``sweep.json`` (:meth:`write_manifest`); a
+        ``ParameterError`` naming ``sweep`` for a folder without one or a file that is not a sweep's."""
         p = self.root / "sweep.json"
         try:
             raw = json.loads(p.read_text(encoding="utf-8"))
@@ -137,6 +142,8 @@ class Table:
         return iter(self.rows)
 
     def column(self, name: str) -> list[Any]:
+        """The values of one column, row by row (None where a row has none); an unknown column is a
+        ``ParameterError``."""
         if name not in self.columns:
             raise ParameterError(name, f"not a column of the table (columns: {', '.join(self.columns)})")
         return [r.get(name) for r in self.rows]
@@ -157,6 +164,7 @@ class Table:
 
     @property
     def counts(self) -> dict[str, int]:
+        """How many rows are ``ok``, ``failed`` and ``pending`` (not run yet)."""
         c = {"ok": 0, "failed": 0, "pending": 0}
         for r in self.rows:
             c[r["status"]] += 1

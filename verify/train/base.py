@@ -61,6 +61,8 @@ class ParamSpec:
     help: str = ""
 
     def check(self, value: Any) -> Any:
+        """``value`` in the parameter's domain, converted (an integral float to int; ``"true"``/``"1"``/1 and their
+        opposites to a bool; a number to float); else a ``ParameterError`` naming the parameter and its rule."""
         if self.kind == "choice":
             if value not in self.choices:
                 raise ParameterError(self.name, f"must be one of {', '.join(self.choices)} (got {value!r})")
@@ -93,10 +95,12 @@ class ParamSpec:
 
 # Parameters every algorithm shares; an algorithm lists the ones it takes.
 def eta(name: str = "eta", default: float = 0.01, help: str = "step size") -> ParamSpec:
+    """A step size: a float parameter > 0."""
     return ParamSpec(name=name, default=default, help=help)
 
 
 def count(name: str, default: int, help: str, low: int = 1) -> ParamSpec:
+    """An integer parameter >= ``low`` (local steps, clients per round, perturbations ...)."""
     return ParamSpec(name=name, default=default, kind="int", low=low, help=help)
 
 
@@ -145,12 +149,18 @@ class SplitAlgorithm(ABC):
         return None
 
     @abstractmethod
-    def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State: ...
+    def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
+        """The state at the start point ``x0`` (global models, per-client copies, optimiser state ...), which the
+        loop checkpoints as it is; rules that need the problem (n <= M) are checked here."""
 
     @abstractmethod
-    def round(self, t: int, state: State, ctx: Context) -> dict[str, float]: ...
+    def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        """Round ``t``: update ``state`` in place, drawing every random number from ``ctx`` and reporting to it what
+        is sent and computed; returns extra per-round metrics (e.g. ``drift``)."""
 
     def global_params(self, state: State) -> tuple[Params, Params]:
+        """The global model x^t as (client part, server part), where the theorems' left-hand side is measured: by
+        default ``state["client"]`` and ``state["server"]``."""
         return state["client"], state["server"]
 
     def server_steps(self, M: int) -> float:
@@ -163,10 +173,13 @@ class SplitAlgorithm(ABC):
         return 1
 
     def config(self) -> dict[str, Any]:
+        """The parameters this instance runs with, every default filled in (a run's ``params``)."""
         return dict(self.p)
 
     @classmethod
     def describe(cls) -> dict[str, Any]:
+        """The algorithm's registry entry as data: name, title, paper, source, the results that analyse it and its
+        parameters with defaults and meanings."""
         return {
             "name": cls.name,
             "title": cls.title,
@@ -189,6 +202,7 @@ class Counters:
     server_backward: int = 0
 
     def as_dict(self) -> dict[str, int]:
+        """The counters by name."""
         return dict(self.__dict__)
 
 
@@ -239,7 +253,7 @@ class Context:
     def randn_block(self, like: Mapping[str, Tensor], P: int, clients: Sequence[int], *keys: Any) -> Params:
         """The zeroth-order estimators' device draws: for each client m of ``clients``, P standard Gaussian draws
         of the tree ``like`` as one call ``torch.randn((P, d))`` (d the tree's size) on ``like``'s device and in
-        its dtype, from a generator of that device seeded from (seed, round, "randn_block", *keys, m); the flat
+        its dtype, from a generator of that device seeded from (seed, round, "randn_block", ``*keys``, m); the flat
         block split into the tree's tensors in ``like``'s key order (:func:`verify.ops.zo.split_flat`). Stacked on
         leading axes (client, perturbation). Reproducible on one device (not across devices or dtypes: that is
         :meth:`randn_like`); a client's numbers do not depend on which other clients are drawn with it."""
@@ -252,9 +266,11 @@ class Context:
         return zo.split_flat(buf, like)
 
     def upload(self, nbytes: int) -> None:
+        """Count ``nbytes`` sent from a client to the server."""
         self.counters.bytes_up += int(nbytes)
 
     def download(self, nbytes: int) -> None:
+        """Count ``nbytes`` sent from the server to a client."""
         self.counters.bytes_down += int(nbytes)
 
     def work(self, side: str, forward: int = 0, backward: int = 0) -> None:
@@ -294,6 +310,7 @@ class RoundRecord:
     extra: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as one flat dict: its fields with the ``extra`` metrics merged in at the top level."""
         d = dict(self.__dict__)
         d.update(d.pop("extra"))
         return d

@@ -16,6 +16,8 @@ from .algorithms import ALGORITHMS
 
 
 def algorithms_markdown() -> str:
+    """The page's Markdown: per registered algorithm its paper, source, results, parameter table and class docstring,
+    and once per module the module docstring (its discrepancies)."""
     out = [
         "# Algorithms",
         "",
@@ -46,6 +48,7 @@ def algorithms_markdown() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write the page to the path given (atomically), or print it without one; returns the exit status 0."""
     args = sys.argv[1:] if argv is None else argv
     text = algorithms_markdown()
     if args:

@@ -51,9 +51,8 @@ DIVERGED = 1e150  # a squared gradient norm past this is overflow on its way (fl
 MAX_HOURS = 24.0  # a run (or a check's runs) estimated to take longer is stopped after its first round
 BUDGET: contextvars.ContextVar[float] = contextvars.ContextVar("budget_seconds", default=MAX_HOURS * 3600)
 RECORD_SHARE = 0.25  # record_every="auto": recording at most this share of a run's wall time (issue 23)
-# "auto" records every round when all T + 1 records cost at most this: sparse ones would save little more than
-# starting the command costs (importing torch, ~2 s here), and an exact quadratic's runs (a record well under 1 ms)
-# keep every t, which `verify --run` needs (the theorems average over every t < T)
+# "auto" records every round when all T + 1 records cost at most this: sparse ones save about what starting the
+# command costs (~2 s), and exact quadratics (< 1 ms a record) keep every t, which `verify --run` averages over
 CHEAP_RECORDING_S = 5.0
 
 
@@ -120,6 +119,7 @@ class Run:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The run as JSON-ready data: format, status, message, configuration and every record (flat dicts)."""
         return {
             "format": self.format,
             "status": self.status,
@@ -133,10 +133,12 @@ class Run:
         return json.dumps(self.to_dict(), indent=1, allow_nan=False, default=_jsonable) + "\n"
 
     def to_json(self, path: str | Path) -> None:
+        """Write the run to ``path`` (a run.json) atomically."""
         write_atomic(Path(path), self.to_text())
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Run:
+        """The run a run.json holds; a record's keys beyond the fields go to its ``extra``."""
         if raw.get("format") != RUN_FORMAT:
             raise ParameterError("run", f"not a run record (format {raw.get('format')!r}, expected {RUN_FORMAT})")
         recs = []
@@ -148,6 +150,7 @@ class Run:
 
     @classmethod
     def load(cls, path: str | Path) -> Run:
+        """The run in the run.json at ``path``; an unreadable file is a ``ParameterError`` naming ``run``."""
         try:
             raw = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -194,6 +197,7 @@ class Schedule:
         return t == 0 or t % self.k == 0 or t == T
 
     def to_dict(self) -> dict[str, Any]:
+        """The schedule as data (saved in checkpoints and read back by :meth:`saved`)."""
         return dataclasses.asdict(self)
 
     @classmethod
@@ -462,8 +466,7 @@ def run(
                 record_s = time.perf_counter() - after
                 if observe is not None:
                     observe(t + 1, pc, ps)
-            if t == t0 and T - t0 > 1:  # the first round of this call, timed with its record (or its share of
-                # one: a record every k rounds): the rest, estimated
+            if t == t0 and T - t0 > 1:  # this call's first round, timed with its record (or 1/k of one): rest estimated
                 took_text = f"round {t0 + 1}" if sched.k == 1 else f"round {t0 + 1} and 1/{sched.k} of a record"
                 check_budget(T - t0, took + record_s / sched.k, T=T, took=took_text)
             if t == t0:  # announced now: "auto" is known, and a run refused above has printed nothing but its error

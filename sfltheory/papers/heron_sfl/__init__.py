@@ -23,7 +23,7 @@ per round); the server trains its part by first-order SGD (SFLV2 style). Results
 
 Conventions
 -----------
-* Paper -> canonical: N -> ``M``, h -> ``K``, mu -> ``lam``, B (= |xi_i|) -> ``batch``, sigma_c^2 (and the
+* Paper -> canonical: N -> ``M``, h -> ``K``, mu -> ``lam``, B (:math:`= |\xi_i|`) -> ``batch``, sigma_c^2 (and the
   sigma^2 of Assumption 3 / Lemma 5) -> ``sigma_c2``, delta (Assumption 4) -> ``delta``, epsilon (Remark 2) ->
   ``eps_target``.
 * The paper's ``d`` is never defined; the estimator (2) perturbs theta_l = {theta_c, theta_a} and Assumption 5

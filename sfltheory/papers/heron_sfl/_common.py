@@ -1,7 +1,7 @@
 r"""HERON-SFL: what several results share -- the paper's reference and names, its symbols and notation, its own
 assumptions, and the hypotheses, terms and discrepancies more than one result uses (each declared once).
 
-Notation (paper -> canonical): N -> ``M``, h -> ``K``, mu -> ``lam``, B (= |xi_i|) -> ``batch``, sigma_c^2 (and
+Notation (paper -> canonical): N -> ``M``, h -> ``K``, mu -> ``lam``, B (:math:`= |\xi_i|`) -> ``batch``, sigma_c^2 (and
 the sigma^2 of Assumption 3 / Lemma 5) -> ``sigma_c2``, delta (Assumption 4) -> ``delta``. The paper's ``d`` is
 never defined; the estimator (2) perturbs theta_l = {theta_c, theta_a} and Assumption 5 writes I_{d_l}, so ``d``
 is encoded as ``d_c + d_aux``.

@@ -20,7 +20,9 @@ import sfltheory as st
 class Record(Protocol):
     """What the report reads from a record: its plain data."""
 
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-ready data, the one thing the report reads."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True)

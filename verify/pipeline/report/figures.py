@@ -28,7 +28,9 @@ EMBED_DPI = 110  # the PNG embedded in report.html (the files use the house styl
 class Drawn(Record, Protocol):
     """A record that draws its own figure (a trend check)."""
 
-    def figure(self) -> Any: ...
+    def figure(self) -> Any:
+        """The record's matplotlib figure."""
+        ...
 
 
 def figure(v: Record) -> Any:

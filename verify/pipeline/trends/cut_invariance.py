@@ -83,9 +83,10 @@ def check(
     """SFL-V1 (as analysed, K local steps; as printed, one client update per server step) and SFL-V2 on the same
     MLP (``verify.models`` mlp 64-hidden-10) on digits, the same Dirichlet clients and the same seed, split at each
     cut. Measured per algorithm: the relative spread across cuts of the curves ||grad f(x^t)||^2 and f(x^t) (the
-    largest |y_cut(t) - y_first(t)| / |y_first(t)|). Predicted: 0 for SFL-V1 (Proposition 1; SFL-V1 is FedAvg on the
-    whole model, whatever the cut), > 0 for SFL-V2 (an empirical claim: no result, ``cut_layer/sfl_v2``). SFL-V1 as
-    printed with E_epochs = 2 (the cut-layer gradient reused) is measured too, for the record, outside the verdict.
+    largest :math:`|y_{cut}(t) - y_{first}(t)| / |y_{first}(t)|`). Predicted: 0 for SFL-V1 (Proposition 1; SFL-V1
+    is FedAvg on the whole model, whatever the cut), > 0 for SFL-V2 (an empirical claim: no result,
+    ``cut_layer/sfl_v2``). SFL-V1 as printed with E_epochs = 2 (the cut-layer gradient reused) is measured too, for
+    the record, outside the verdict.
 
     Verdict: agrees when both SFL-V1 spreads are at most 1e-6 (float error) and SFL-V2's is at least 1e-3;
     disagrees when an SFL-V1 spread exceeds 1e-6 or SFL-V2's is at most 1e-6; else inconclusive.

@@ -52,7 +52,8 @@ def rank_correlation(x: Any, y: Any) -> float:
 
 
 def max_relative_spread(curves: Sequence[np.ndarray]) -> float:
-    """max over curves and t of |y - y_ref| / |y_ref| against the first curve (the largest relative distance)."""
+    r"""max over curves and t of :math:`|y - y_{ref}| / |y_{ref}|` against the first curve (the largest relative
+    distance)."""
     ref = np.asarray(curves[0], dtype=float)
     scale = np.maximum(np.abs(ref), 1e-300)
     out = 0.0

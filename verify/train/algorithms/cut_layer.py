@@ -159,8 +159,8 @@ def v1_printed_client(
 
 
 def aggregation_weights(problem: Problem, how: str) -> list[float] | None:
-    """alpha_m: None for equal weights; else |D_m| / sum |D_i| (equal where a problem has no finite datasets:
-    :meth:`Problem.client_sizes` is None)."""
+    r"""alpha_m: None for equal weights; else :math:`|D_m| / \sum_i |D_i|` (equal where a problem has no finite
+    datasets: :meth:`~verify.problems.base.Problem.client_sizes` is None)."""
     held = None if how == "equal" else problem.client_sizes()
     if held is None:
         return None
@@ -169,6 +169,8 @@ def aggregation_weights(problem: Problem, how: str) -> list[float] | None:
 
 
 def average(trees: Sequence[Mapping[str, Tensor]], alpha: list[float] | None) -> Params:
+    r""":math:`\sum_m\alpha_m\theta_m`, the model aggregation (Alg. 1 lines 34-35, Alg. 2 line 35): equal weights for
+    ``alpha`` None."""
     return tree.mean(trees, alpha)
 
 
@@ -210,9 +212,12 @@ class SFLV1(_SFL):
     takes = (_ETA, _E, _AGG)
 
     def server_steps(self, M: int) -> float:
-        return 1.0  # each server copy steps once per round, in parallel
+        """One: each client's server copy steps once per round, the copies in parallel (Alg. 1 lines 21-24)."""
+        return 1.0
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        """Alg. 1 lines 12-41: every client's mini-batch through the cut, one step of its server copy, E client
+        updates reusing the cut-layer gradient, then both sides averaged; returns the drift and the batch loss."""
         problem = ctx.problem
         x_c, x_s = state["client"], state["server"]
         step, E = self.p["eta"], self.p["E_epochs"]
@@ -248,9 +253,12 @@ class SFLV1Analysed(_SFL):
     takes = (_ETA, _K, _AGG)
 
     def server_steps(self, M: int) -> float:
-        return float(self.p["K"])  # K steps on each server copy, in parallel
+        """K: each server copy makes K steps per round, the copies in parallel (App. B)."""
+        return float(self.p["K"])
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        """App. B (Lemma 1's proof, eq. (8); B.2-B.3): each client and its server copy make K split-SGD steps on
+        fresh mini-batches, then both sides are averaged; returns the drift and the batch loss."""
         problem = ctx.problem
         x_c, x_s = state["client"], state["server"]
         step, K = self.p["eta"], self.p["K"]
@@ -333,14 +341,20 @@ class SFLV2(_SFL):
     )
 
     def server_steps(self, M: int) -> float:
-        return float(M * self.p["K"])  # the shared server steps once per client turn, in sequence
+        """M K: the shared server steps once per client turn, in sequence (Alg. 2 line 20; K repetitions)."""
+        return float(M * self.p["K"])
 
     def order(self, problem: Problem, ctx: Context) -> list[int]:
+        r"""The server's order over the clients this round: the permutation :math:`\pi` of Alg. 2 line 20 drawn from
+        ``ctx``, or 0..M-1 (``order="fixed"``)."""
         if self.p["order"] == "fixed":
             return list(range(problem.M))
         return [int(i) for i in torch.randperm(problem.M, generator=ctx.rng("order")).tolist()]
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        r"""Alg. 2 lines 12-40, K times on fresh mini-batches (interleaved as ``interleave`` says): the shared server
+        steps over the clients' smashed data in the order :math:`\pi`, each client makes E stale updates; the client
+        models are averaged, the server model is not (line 35). Returns the drift and the batch loss."""
         problem = ctx.problem
         x_c, x_s = state["client"], state["server"]
         step, E, K = self.p["eta"], self.p["E_epochs"], self.p["K"]

@@ -201,10 +201,13 @@ class HeronSFL(SplitAlgorithm):
     )
 
     def validate(self) -> None:
+        """The upload period ``l`` is at most ``K``: at least one upload (at local step 0) per round."""
         if self.p["l"] > self.p["K"]:
             raise ParameterError("l", f"the upload period must be <= K = {self.p['K']} local steps (got {self.p['l']})")
 
     def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
+        r"""Copies of :math:`\theta_c`, :math:`\theta_s` and the auxiliary head :math:`\theta_a` (a problem without a
+        head is refused)."""
         if "aux" not in x0:
             raise ParameterError("aux", "HERON-SFL needs an auxiliary head on the client (build the problem with aux)")
         return {"client": tree.clone(x0["client"]), "server": tree.clone(x0["server"]), "aux": tree.clone(x0["aux"])}
@@ -214,10 +217,12 @@ class HeronSFL(SplitAlgorithm):
         return list(range(0, self.p["K"], self.p["l"]))
 
     def messages(self) -> int:
+        """Smashed-data uploads per sample per round: one per upload step 0, l, 2l, ... < K."""
         return len(self.uploads())
 
     def server_steps(self, M: int) -> float:
-        # sequential: one step per client upload, M per upload slot; sum: one step with the clients' sum (eq. (7))
+        """``sequential``: one step per client upload, M per upload slot; ``sum``: one step with the clients' sum
+        (eq. (7))."""
         return float(M * len(self.uploads())) if self.p["server"] == "sequential" else 1.0
 
     def gaussians(
@@ -235,13 +240,16 @@ class HeronSFL(SplitAlgorithm):
         return zc, za
 
     def chunks(self, problem: Problem, x_c: Params, x_a: Params) -> list[list[int]]:
-        """The clients of the batched round in chunks whose draws fit in memory (:func:`verify.ops.zo.
-        client_chunks`; ``self.memory_budget`` caps it): all M at once while they fit."""
+        """The clients of the batched round in chunks whose draws fit in memory
+        (:func:`verify.ops.zo.client_chunks`; ``self.memory_budget`` caps it): all M at once while they fit."""
         first = next(iter(x_c.values()))
         per_client = zo.DRAW_COPIES * self.p["P"] * (tree.nbytes(x_c) + tree.nbytes(x_a))
         return zo.client_chunks(problem.M, per_client, first.device, self.memory_budget)
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        """Sec. IV steps 1-4: the broadcast, K zeroth-order local steps per client with the server trained on the
+        uploaded smashed data, then the local models averaged (eq. (8)); returns the drift (whole local model and
+        client part) and the mean local loss."""
         problem = ctx.problem
         M = problem.M
         x_c, x_a, x_s = state["client"], state["aux"], state["server"]

@@ -211,6 +211,7 @@ class MUSplitFed(SplitAlgorithm):
     )
 
     def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
+        """Copies of the global models :math:`x_c^0`, :math:`x_s^0` (the server copies are made in each round)."""
         return {"client": tree.clone(x0["client"]), "server": tree.clone(x0["server"])}
 
     def messages(self) -> int:
@@ -231,14 +232,17 @@ class MUSplitFed(SplitAlgorithm):
         return zo.directions_batched(z, zo.SQRT_D_SPHERE)[0]
 
     def chunks(self, problem: Problem, x_c: Params, x_s: Params) -> list[list[int]]:
-        """The clients of the batched round in chunks whose directions fit in memory (:func:`verify.ops.zo.
-        client_chunks`; ``self.memory_budget`` caps it): all M at once while they fit."""
+        """The clients of the batched round in chunks whose directions fit in memory
+        (:func:`verify.ops.zo.client_chunks`; ``self.memory_budget`` caps it): all M at once while they fit."""
         first = next(iter(x_c.values()))
         per_client = zo.DRAW_COPIES * self.p["P"] * (tree.nbytes(x_c) + tree.nbytes(x_s))
         return zo.client_chunks(problem.M, per_client, first.device, self.memory_budget)
 
     @torch.no_grad()
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        """Algorithm 1, round t: each client's embeddings (eq. (4)), tau zeroth-order steps of its server copy (eq.
+        (5)), the client's zeroth-order step from the returned loss differences (eq. (6)), then the aggregation
+        (eq. (7), in the ``aggregation`` form); returns the drift of both parts."""
         problem = ctx.problem
         M = problem.M
         x_c, x_s = state["client"], state["server"]
@@ -342,6 +346,7 @@ class MUSplit(MUSplitFed):
     takes = tuple(s for s in MUSplitFed.takes if s.name not in ("eta_g", "aggregation"))
 
     def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
+        """MU-SplitFed's state, on a problem of exactly one client (M = 1, Sec. 4.1); any other M is refused."""
         if problem.M != 1:
             raise ParameterError(
                 "M", f"MU-Split is the one-client case (Sec. 4.1); this problem has M = {problem.M} (use mu_splitfed)"

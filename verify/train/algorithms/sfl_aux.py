@@ -189,6 +189,8 @@ class SflAux(SplitAlgorithm):
         return (self.p["n"] or M) / self.p["l"]
 
     def init_state(self, problem: Problem, x0: Mapping[str, Params]) -> State:
+        """Copies of :math:`x_C`, :math:`x_S` and the auxiliary head :math:`x_A`; ``n`` > M, or a problem without a
+        head, is refused."""
         if self.p["n"] > problem.M:
             raise ParameterError("n", f"must be <= M = {problem.M} clients (got {self.p['n']})")
         if "aux" not in x0:
@@ -208,7 +210,7 @@ class SflAux(SplitAlgorithm):
     def server_inputs(
         self, S: list[int], x_c: Params, z: dict[int, Tensor], first: dict[int, Batch], ctx: Context
     ) -> list[tuple[Tensor, Batch]]:
-        """The smashed data and batch (labels) of each server turn, in drawn order: a client's first draw sends
+        r"""The smashed data and batch (labels) of each server turn, in drawn order: a client's first draw sends
         :math:`z_{f,i}` of its first mini-batch at :math:`x_C^0 = \bar x_C^t`; a repeated draw the same
         (``redraw="reuse"``) or that of a fresh batch ``ctx.batch(i, "draw", r)`` (``redraw="fresh"``, counted as
         a client forward and an upload)."""
@@ -233,6 +235,10 @@ class SflAux(SplitAlgorithm):
         return t % self.p["l"] == 0 and t != 0
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        """Algorithm 1, round t: :math:`S_t` drawn and the broadcast (lines 4, 7); in a server round the server's
+        sequential steps on the participants' smashed data (lines 9-17, 25-29); the local steps (lines 27-43); the
+        aggregation (line 6 or (A24), ``aggregation``). Returns the drift, the participants and whether the server
+        trained."""
         problem = ctx.problem
         M, K = problem.M, self.p["K"]
         eta_l = self.p["eta_l"]

@@ -111,6 +111,8 @@ class SplitLearning(_Shared):
     batchable = False  # sequential by definition
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        """Algorithm 1, round r: the sampled clients in order, each making K split-SGD steps from the model its
+        predecessor finished with (eqs. (2)-(3)), then the global step (eq. (4)); returns the clients' mean drift."""
         problem = ctx.problem
         pc, ps = state["client"], state["server"]
         K = self.p["K"]
@@ -148,6 +150,8 @@ class FedAvg(_Shared):
     takes = tuple(s for s in _Shared.takes if s.name not in ("order", "mode"))
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
+        """Algorithm 2, round r: every sampled client makes K SGD steps on the whole model from :math:`x^r`, in
+        parallel, then the global step on their mean; returns the clients' mean drift."""
         problem = ctx.problem
         K = self.p["K"]
         clients = sorted(self.participants(t, problem, ctx))
