@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .audit.findings import CHECK_TITLES
 from .builtin import paper_notation
 from .citations import bibtex
 from .experiments import EXPERIMENTS, without_experiment
@@ -82,6 +83,17 @@ def findings_by_result(errata_markdown: str) -> dict[str, tuple[str, ...]]:
         if m:
             out.setdefault(m.group(1), []).append(SEED_LINK.sub(r"\1", line))
     return {k: tuple(v) for k, v in out.items()}
+
+
+def explain_names(result_id: str, rows: Iterable[str]) -> list[str]:
+    """The ``audit --explain`` name of each findings row of a result (``ID:CHECK``, ``ID:CHECK:N`` when the check
+    has several): the rows are in the audit's order, the order ``--explain`` numbers them in."""
+    keys = [next(k for k, t in CHECK_TITLES.items() if t == row.split(" | ")[1].strip()) for row in rows]
+    out = []
+    for i, k in enumerate(keys):
+        n = keys.count(k)
+        out.append(f"{result_id}:{k}" + (f":{keys[: i + 1].count(k)}" if n > 1 else ""))
+    return out
 
 
 def figures_by_result(sources: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
@@ -225,6 +237,12 @@ def result_page(r: Result, inputs: SiteInputs) -> str:
             "| result | check | severity | found | witness (re-check) | seed |",
             "|---|---|---|---|---|---|",
             *rows,
+            "",
+            "Each in full, with its witness and the seed text around the statement:",
+            "",
+            "```bash",
+            *[f"sfltheory audit --explain {name}" for name in explain_names(r.id, rows)],
+            "```",
             "",
         ]
     else:

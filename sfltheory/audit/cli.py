@@ -1,12 +1,15 @@
-"""``sfltheory audit [ID ...] [--json] [--markdown FILE] [--seed N]``, registered by :mod:`sfltheory.cli`."""
+"""``sfltheory audit [ID ...] [--json] [--markdown FILE] [--seed N] [--explain FINDING]``, registered by
+:mod:`sfltheory.cli`."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
+from ..errors import ParameterError
 from ..outputs import check_file, write_text
-from . import report
+from . import explain, report
 from .falsified import load
 from .runner import audit
 
@@ -22,6 +25,13 @@ def _seed(raw: str) -> int:
 
 
 def _cmd(a: argparse.Namespace) -> int:
+    if a.explain is not None:
+        if a.ids or a.markdown:
+            given = "result ids" if a.ids else "--markdown"
+            raise ParameterError("--explain", f"explains one finding: give it without {given}")
+        e = explain.explain(a.explain, seed=a.seed, counterexamples=load(a.counterexamples or []))
+        print(json.dumps(explain.to_dict(e), indent=2, allow_nan=False) if a.json else explain.text(e))
+        return 0
     if a.markdown:
         check_file("--markdown", a.markdown)  # before any work
     res = audit(a.ids or None, seed=a.seed, counterexamples=load(a.counterexamples or []))
@@ -48,5 +58,11 @@ def register(sub: Any) -> None:
         action="append",
         metavar="DIR",
         help="report the counterexamples `sfltheory verify --worst-case N --out DIR` found (repeatable)",
+    )
+    s.add_argument(
+        "--explain",
+        metavar="FINDING",
+        help="one finding (RESULT:CHECK[:N], as the report names it: mu_splitfed/cor4.2:corollary): its witness, its "
+        "re-check commands and the seed text where the result is printed, with line numbers",
     )
     s.set_defaults(func=_cmd)

@@ -163,3 +163,21 @@ def test_terms_figure_of_theorem_4_3_by_hand(tmp_path: Path) -> None:
     # a cost model and a per-round inequality have no such figure, and say why
     assert "does not depend on the number of rounds" in str(termsfigure.curves("mu_splitfed/eq12"))
     assert "drift_round" in str(termsfigure.curves("heron_sfl/thm2@round"))
+
+
+def test_explain_names_match_the_audit(pages: dict[str, str]) -> None:
+    # the names a result page gives for `audit --explain` are those the command accepts, in the audit's order
+    from sfltheory.audit.runner import audit
+
+    rid = "mu_splitfed/cor4.2"
+    names = sitepages.explain_names(rid, sitepages.findings_by_result(ERRATA)[rid])
+    found = audit([rid]).findings
+    assert len(names) == len(found)
+    for name, f in zip(names, found, strict=True):
+        check = name.split(":")[1]
+        assert check == f.check
+        same = [g for g in found if g.check == check]
+        assert (name.count(":") == 2) == (len(same) > 1)
+        n = int(name.split(":")[2]) if name.count(":") == 2 else 1
+        assert same[n - 1] is f  # the N-th finding of that check is the one on this row
+    assert "sfltheory audit --explain mu_splitfed/cor4.2:units:7" in pages["catalogue/mu_splitfed/cor4.2.md"]
