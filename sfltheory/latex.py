@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from . import latexcache
 from .builtin import builtin_params, paper_notation
 from .vocabulary import Param, symbol
 
@@ -244,7 +245,11 @@ def _parse(tokens: list[str], table: Forms, original: str, *, user: bool = False
     parts = []
     for chunk in summands(text):  # the Earley parser is superlinear: one summand at a time
         try:
-            part = parse_latex(chunk, backend="lark")
+            part = latexcache.get(chunk)
+            if part is None:
+                part = parse_latex(chunk, backend="lark")
+                if isinstance(part, sp.Expr):
+                    latexcache.put(chunk, part)
         except ImportError as e:
             raise LatexError(f"the Lark backend of SymPy's LaTeX parser is not installed ({e})") from None
         except Exception as e:  # the parser raises its own error types

@@ -14,6 +14,7 @@ from ..result import Result
 from . import corollary, editions, falsified, printed, rates, substitutions, together, units, validity
 from .context import Context
 from .findings import CHECKS, Finding, Skip
+from .rounding import settle
 
 CheckFn = Callable[[Result, Context], list[Finding]]
 REGISTRY: dict[str, CheckFn] = {
@@ -78,6 +79,7 @@ def audit(
     for r in chosen:
         for c in names:
             found += REGISTRY[c](r, ctx)
+    found = [settle(f, by_id) for f in found]  # witnesses printed with the digits they are re-checked at
     position = {r.id: n for n, r in enumerate(cat)}
     found.sort(key=lambda f: (order.get(f.paper, 99), position.get(f.result, 0), CHECKS.index(f.check)))
     return Audit(
