@@ -2,7 +2,8 @@
 
 Sources are MyST Markdown. The catalogue, reference, gallery, notebook and API pages are generated from the code
 on every build (``docs/sitegen.py``); the hand-written pages are ``index.md``, ``getting-started/`` and
-``guide/``. Nothing is fetched at build time (the pages load MathJax when a reader opens them).
+``guide/``. Nothing is fetched at build time, and MathJax is copied into the build, so the pages need no network
+either.
 """
 
 from __future__ import annotations
