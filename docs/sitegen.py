@@ -26,7 +26,7 @@ ROOT = DOCS.parent
 GENERATED = ("catalogue", "reference", "gallery", "notebooks", "api")
 PACKAGES = ("sfltheory", "verify")
 ROLE = re.compile(r":(math|class|func|mod|meth|attr|data|obj|exc):`")
-ID = re.compile(r"`((?:mu_splitfed|heron_sfl|sl_noniid|cut_layer|sfl_aux)/[A-Za-z0-9_.@-]+)`")
+ID = re.compile(r"`([a-z_]+/[A-Za-z0-9_.@-]+)`")  # a quoted id; link_ids keeps those of the catalogue
 
 
 def myst(text: str) -> str:
@@ -83,8 +83,9 @@ def gallery_page() -> str:
         "one as PNG and PDF).",
         "",
     ]
+    sources = figure_sources()
     for name, what in FIGURES.items():
-        doc = ast.get_docstring(ast.parse(figure_sources()[name])) or ""
+        doc = ast.get_docstring(ast.parse(sources[name])) or ""
         out += [f"## `{name}`", "", what[0].upper() + what[1:] + ".", "", f"```{{figure}} {name}.png", f":alt: {what}"]
         out += ["", " ".join(doc.split()), "```", ""]
     return "\n".join(out)

@@ -167,12 +167,23 @@ def list_markdown() -> str:
 
 
 # --- show ---------------------------------------------------------------------------------------------
+def vocabulary_of(r: Result) -> list[dict[str, str]]:
+    """Each parameter of ``r``: its canonical name, the paper's symbol for it (LaTeX) and its meaning."""
+    notation = {**paper_notation(r.paper), **r.notation}
+    return [
+        {
+            "name": n,
+            "paper": notation.get(n, lexicon.get(n).latex) if lexicon.is_known(n) else n,
+            "meaning": lexicon.get(n).meaning if lexicon.is_known(n) else "",
+        }
+        for n in r.parameters()
+    ]
+
+
 def show_dict(r: Result) -> dict[str, Any]:
     """Everything ``sfltheory show ID --json`` gives: the summary, reference and editions, the printed statement,
     the terms and hypotheses in LaTeX, assumptions, step size, default rules, the vocabulary with the paper's
     notation, the discrepancies recorded and the notes."""
-    notation = {**paper_notation(r.paper), **r.notation}
-    params = r.parameters()
     return {
         **result_summary(r),
         "reference": r.provenance.reference or REFERENCES.get(r.paper),
@@ -196,14 +207,7 @@ def show_dict(r: Result) -> dict[str, Any]:
         "step": r.step,
         "defaults": {d.name: str(d.expr) for d in r.defaults},
         "default_rules": [{"name": d.name, "formula": str(d.expr), "rule": d.rule} for d in r.defaults],
-        "vocabulary": [
-            {
-                "name": n,
-                "paper": notation.get(n, lexicon.get(n).latex) if lexicon.is_known(n) else n,
-                "meaning": lexicon.get(n).meaning if lexicon.is_known(n) else "",
-            }
-            for n in params
-        ],
+        "vocabulary": vocabulary_of(r),
         "discrepancies": [
             {"where": d.where, "printed": d.printed, "expected": d.expected, "note": d.note} for d in r.discrepancies
         ],

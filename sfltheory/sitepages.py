@@ -22,13 +22,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .audit.findings import CHECK_TITLES
-from .builtin import paper_notation
+from .audit.report import FINDINGS_HEADER
 from .citations import bibtex
 from .experiments import EXPERIMENTS, without_experiment
-from .lexicon import get as lexicon_get
-from .lexicon import is_known
 from .registry import editions, paper_keys, reference, results
-from .report import latex
+from .report import latex, vocabulary_of
 from .result import Result
 
 KIND_TITLES = {"theorem": "Theorems", "corollary": "Corollaries", "lemma": "Lemmas", "model": "Models"}
@@ -169,7 +167,7 @@ def _editions(r: Result) -> list[str]:
     return [*out, "", "Printed at: " + "; ".join(where) + ".", ""]
 
 
-def _commands(r: Result) -> list[str]:
+def _commands(r: Result, no_experiment: Mapping[str, str]) -> list[str]:
     given = [p for p in r.parameters() if p not in {d.name for d in r.defaults}]
     values = " ".join(f"{p}=…" for p in given)
     cmds = [f"sfltheory show {r.id}"]
@@ -183,13 +181,15 @@ def _commands(r: Result) -> list[str]:
         cmds.append(f"sfltheory verify {r.id}")
     out = ["## Commands", "", "```bash", *cmds, "```", ""]
     if not verified:
-        why = without_experiment().get(r.id)
+        why = no_experiment.get(r.id)
         out += [f"`sfltheory verify` has no experiment for it ({why}).", ""]
     return out
 
 
-def result_page(r: Result, inputs: SiteInputs) -> str:
-    """The page of one result (see the module docstring for its sections)."""
+def result_page(r: Result, inputs: SiteInputs, no_experiment: Mapping[str, str] | None = None) -> str:
+    """The page of one result (see the module docstring for its sections). ``no_experiment``: why each result
+    without an experiment has none (:func:`sfltheory.experiments.without_experiment`, computed once by
+    :func:`pages`)."""
     p = r.provenance
     out = [
         f"# `{r.id}`",
@@ -234,8 +234,7 @@ def result_page(r: Result, inputs: SiteInputs) -> str:
         out += [
             f"{len(rows)} finding(s) of `sfltheory audit` (all of them: [errata](../../reference/errata.md)).",
             "",
-            "| result | check | severity | found | witness (re-check) | seed |",
-            "|---|---|---|---|---|---|",
+            *FINDINGS_HEADER,
             *rows,
             "",
             "Each in full, with its witness and the seed text around the statement:",
@@ -272,23 +271,18 @@ def result_page(r: Result, inputs: SiteInputs) -> str:
                 "```",
                 "",
             ]
-    out += _commands(r)
+    out += _commands(r, without_experiment() if no_experiment is None else no_experiment)
     if r.notes:
         out += ["## Notes", "", *[f"- {n}" for n in r.notes], ""]
     return "\n".join(out)
 
 
 def _vocabulary(r: Result) -> list[str]:
-    notation = {**paper_notation(r.paper), **r.notation}
-    params = r.parameters()
-    if not params:
+    rows = vocabulary_of(r)
+    if not rows:
         return []
     out = ["## Vocabulary", "", "| name | paper's symbol | meaning |", "|---|---|---|"]
-    for n in params:
-        known = is_known(n)
-        sym = notation.get(n, lexicon_get(n).latex) if known else n
-        meaning = lexicon_get(n).meaning if known else ""
-        out.append(f"| `{n}` | ${cell_math(sym)}$ | {cell_text(meaning)} |")
+    out += [f"| `{v['name']}` | ${cell_math(v['paper'])}$ | {cell_text(v['meaning'])} |" for v in rows]
     return [*out, ""]
 
 
@@ -305,9 +299,10 @@ def catalogue_index(keys: Iterable[str]) -> str:
 def pages(inputs: SiteInputs) -> dict[str, str]:
     """Every catalogue page: relative path (``catalogue/...md``) -> MyST text."""
     keys = paper_keys()
+    no_experiment = without_experiment()
     out = {"catalogue/index.md": catalogue_index(keys)}
     for key in keys:
         out[f"catalogue/{key}/index.md"] = paper_page(key)
         for r in results(key):
-            out[f"{page_path(r.id)}.md"] = result_page(r, inputs)
+            out[f"{page_path(r.id)}.md"] = result_page(r, inputs, no_experiment)
     return out

@@ -11,6 +11,8 @@ from .findings import CHECK_TITLES, CHECKS, SEVERITIES, Finding
 from .runner import Audit
 
 SEEDS = "shared/seeds"  # where the seed files live in a checkout that has them
+# the header of a findings table (the errata page, ``audit --markdown``, each result's page on the site)
+FINDINGS_HEADER = ("| result | check | severity | found | witness (re-check) | seed |", "|---|---|---|---|---|---|")
 
 
 def summary(a: Audit) -> dict[str, dict[str, int]]:
@@ -113,8 +115,7 @@ def markdown_findings(a: Audit) -> list[str]:
         out += [
             f"### `{key}`",
             "",
-            "| result | check | severity | found | witness (re-check) | seed |",
-            "|---|---|---|---|---|---|",
+            *FINDINGS_HEADER,
         ]
         for f in fs:
             check = "<br>".join(f"`{_cell(r.command())}` → {_num(r.value)}" for r in f.reevaluations) or "—"
