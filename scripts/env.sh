@@ -5,11 +5,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${SFLTHEORY_VENV:-$ROOT/.venv}"
 STAMP="$VENV/.installed-$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)"
 if [ ! -f "$STAMP" ]; then
-  echo "setting up $VENV (first run installs sympy, numpy, scipy, matplotlib, torch CPU, pytest, ruff, mypy, jupytext, nbclient, ipykernel, ray, tensorboard, sphinx)" >&2
+  echo "setting up $VENV (first run installs sympy, numpy, scipy, matplotlib, torch CPU, pytest, ruff, mypy, jupytext, nbclient, ipykernel, ray, tensorboard, sphinx, clarabel)" >&2
   python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   # torch==2.13.0 (pinned in the 'verify' extra) resolves to the CPU wheel here.
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[verify,dev,notebooks,ray,tensorboard,docs]"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[verify,dev,notebooks,ray,tensorboard,docs,pep]"
   # Cross-library tests (tests/verify/constants/test_curvature.py, tests/verify/constants/test_persample.py) check against PyHessian and BackPACK.
   # Their declared dependencies would replace the pinned torch, so they go in without them (--no-deps);
   # BackPACK needs einops and unfoldNd at import. The tests skip with the reason if these are absent.

@@ -7,7 +7,10 @@ caller puts the file's name and its own error type around the message.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+from .errors import ParameterError
 
 SUFFIXES: tuple[str, ...] = (".toml", ".yaml", ".yml", ".json")
 
@@ -54,3 +57,14 @@ def parse(text: str, suffix: str) -> Any:
         except ValueError as e:
             raise DataFileError(f"not valid JSON: {_one_line(str(e))}") from None
     raise DataFileError(f"not a data file: a {', '.join(SUFFIXES)} file (got {suffix or 'no suffix'!r})")
+
+
+def json_file(path: str | Path, name: str) -> Any:
+    """A JSON file's data; a missing, unreadable or invalid file is one line naming ``name`` (a ParameterError)."""
+    p = Path(path)
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParameterError(name, f"no such file: {p}") from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ParameterError(name, f"{p} is not a readable JSON file ({type(e).__name__})") from None

@@ -21,6 +21,10 @@ class UnknownResultError(SflTheoryError, KeyError):
         return str(self.args[0])
 
 
+class MissingExtraError(SflTheoryError):
+    """An optional dependency that is not installed: names the extra that brings it."""
+
+
 class ParameterError(SflTheoryError):
     """A parameter that is missing, unknown, or outside its domain."""
 

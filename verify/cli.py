@@ -453,13 +453,11 @@ def _verify_parser(sub: Any) -> None:
     s.add_argument("--batch", type=count_arg("--batch"), help="mini-batch (default 4 on a quadratic, 32 on a model)")
     s.add_argument("--device", help="where a model problem trains and is measured: cpu (default), cuda, cuda:N, auto")
     s.add_argument("--out", metavar="DIR", help="write report.html, report.md, report.json and figures here")
-    s.add_argument(
-        "--worst-case",
-        type=count_arg("--worst-case"),
-        metavar="N",
-        help="also search N quadratics in the result's assumption class for the largest measured/bound "
-        "ratio (first-order results); a counterexample is saved as a --problem file with --out",
-    )
+    s.add_argument("--worst-case", type=count_arg("--worst-case"), metavar="N",
+                   help="also search N quadratics in the result's assumption class for the largest measured/bound "
+                   "ratio (first-order results); a counterexample is saved as a --problem file with --out")  # fmt: skip
+    s.add_argument("--tightest", nargs="?", const=3, type=count_arg("--tightest"), metavar="R",
+                   help="also the worst case over the class the result assumes (an SDP, R rounds)")  # fmt: skip
     s.add_argument("--trends", action="store_true", help="run every trend check (claims about how convergence changes)")
     s.add_argument(
         "--trend",
@@ -552,7 +550,7 @@ def verify_job(a: argparse.Namespace) -> Any:
     if a.run is not None or a.constants or a.tags:
         return run_verify_job(a, ids, names, bool(trend_names))
     flags = {"T": a.T, "seeds": a.seeds, "batch": a.batch, "points": a.points, "problem": a.problem,
-             "order": a.order, "device": a.device, **model_problem_flat(a)}  # fmt: skip
+             "order": a.order, "device": a.device, "tightest": a.tightest, **model_problem_flat(a)}  # fmt: skip
     for k, v in flags.items():  # a name given as name=value and as its flag is one thing: once, or equal
         if k in names and v is not None and names[k] != v:
             shown = f"{names[k]:g}" if isinstance(names[k], float) else names[k]
@@ -583,6 +581,7 @@ def run_verify_job(a: argparse.Namespace, ids: list[str], names: dict[str, Any],
     if a.run is None:
         raise ParameterError("--constants" if a.constants else "--tags", "reads a run from disk: add --run PATH")
     refused = {"--all": a.all, "--trends/--trend": trends, "--worst-case": a.worst_case, "--problem": a.problem,
+               "--tightest": a.tightest,
                "--seeds": a.seeds, "--T": a.T is not None or "T" in names,
                "--points": a.points not in (None, 3), "--device": a.device is not None,
                **{flag(f"problem.{k}"): v for k, v in model_problem_flat(a).items() if k not in ("loss_fn",)},

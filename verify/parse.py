@@ -91,6 +91,7 @@ def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> Che
     practical = boolean("practical", p.pop("practical", True))
     order = p.pop("order", None)
     device = device_name("device", p.pop("device", "cpu"))
+    tightest = integer("tightest", p.pop("tightest", 0), low=0)
     problem = check_problem(p, exp, partition=partition)
     on_model = problem.kind == "model" if problem is not None else exp.problem == "model"
     if device != "cpu" and not on_model:  # it would be ignored: exact moments are computed on the CPU
@@ -98,6 +99,9 @@ def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> Che
                              "CPU in float64 (drop it, or verify on a model: --model, --data)")  # fmt: skip
     if order is not None and not on_model:
         raise ParameterError("params.order", "sets the client order of a run on a model; not on a quadratic")
+    if tightest and problem is not None and problem.kind == "model":  # a worst case is over a function class
+        raise ParameterError("tightest", "computes the worst case over the result's function class next to an "
+                             "exact quadratic; not with a model problem")  # fmt: skip
     if "points" in run and not on_model:  # it would be ignored: a quadratic's constants are exact, not measured
         raise ParameterError("points", "sets the rounds where a model's constants are measured; not on an exact "
                              "quadratic (its constants are exact)")  # fmt: skip
@@ -106,7 +110,8 @@ def check_spec(m: Mapping[str, Any], *, partition: str = "dirichlet:0.5") -> Che
         plan["params"]["order"] = order
     return CheckSpec(result=result, problem=problem, practical=practical, T=run.get("T", 40), seeds=run.get("seeds"),
                batch=run.get("batch"), points=run.get("points", 3), step=plan.get("step"),
-               params=plan.get("params", {}), overrides=plan["overrides"], device=device)  # fmt: skip
+               params=plan.get("params", {}), overrides=plan["overrides"], device=device,
+               tightest=tightest)  # fmt: skip
 
 
 def experiment_of(result: str) -> Any:

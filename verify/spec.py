@@ -473,7 +473,8 @@ class CheckSpec(Keyed):
     folder) is checked instead of running one (:mod:`verify.pipeline.fromrun`): ``params`` are then the run's
     settings a log does not state, ``overrides`` given constants, ``constants`` measured records (their sup),
     ``tags`` the TensorBoard scalars, ``digest`` the SHA-256 of the files read (the check's identity: a changed
-    file is never a stale cache hit). A check without a run has the key it had before these fields. ``device``:
+    file is never a stale cache hit). A check without a run has the key it had before these fields. ``tightest``:
+    rounds R of the tightest bound (:mod:`verify.pipeline.tightest`; 0: not computed). ``device``:
     where a model problem trains and is measured (``cpu``, ``cuda``, ``cuda:N`` or ``auto``; an exact quadratic's
     moments are computed on the CPU, so it takes only ``cpu``)."""
 
@@ -492,9 +493,13 @@ class CheckSpec(Keyed):
     tags: Mapping[str, str] = field(default_factory=dict)
     digest: str | None = None
     device: str = "cpu"
+    tightest: int = 0
 
     def __post_init__(self) -> None:
         text("result", self.result)
+        integer("tightest", self.tightest, low=0)
+        if self.tightest > 30:
+            raise ParameterError("tightest", f"must be at most 30 rounds (got {self.tightest}): the SDP grows as R^2")
         device_name("device", self.device)
         rounds("T", self.T, low=2)
         if self.run is not None:
@@ -531,6 +536,8 @@ class CheckSpec(Keyed):
                 out.pop(k, None)
         if self.device == "cpu":  # nor a check on the CPU the key it had before checks ran elsewhere
             out.pop("device", None)
+        if not self.tightest:  # nor one without the tightest bound
+            out.pop("tightest", None)
         return out
 
 

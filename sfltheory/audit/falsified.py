@@ -4,7 +4,9 @@ The verification's worst-case search (:mod:`verify.pipeline.worstcase`) runs a f
 quadratics inside a result's assumption class, at steps its hypotheses admit, and computes the left-hand side
 exactly (mean and covariance propagated). A measured / bound ratio above 1 there is a counterexample for
 certain. ``verify --worst-case N --out DIR`` writes ``DIR/counterexamples.json`` (one record per result
-searched) and one ``--problem`` file per counterexample; ``sfltheory audit --counterexamples DIR`` reads them
+searched) and one ``--problem`` file per counterexample; ``verify --tightest R --out DIR`` writes the same
+records (``kind: "tightest"``) for each bound below an exact worst case (:mod:`verify.pipeline.tightest`), with a
+refutation file that ``python -m verify.pep FILE`` replays. ``sfltheory audit --counterexamples DIR`` reads them
 and reports each counterexample as a finding of this check, with the command that replays it. Without that
 option this check finds nothing (it never re-runs training: the theory half does not import torch).
 """
@@ -57,15 +59,22 @@ def check(r: Result, ctx: Context) -> list[Finding]:
         if rec.get("result") != r.id or not rec.get("counterexample"):
             continue
         ratio, T, step = float(rec["worst_ratio"]), int(rec["at_T"]), float(rec["step"])
-        replay = f"sfltheory verify {r.id} --problem {rec['problem_file']} --T {T}"
+        if rec.get("kind") == "tightest":  # verify --tightest: an exact worst case (an SDP), a function attains it
+            replay = f"python -m verify.pep {rec['problem_file']}"
+            found = (f"the exact worst case over the assumption class (performance estimation, one client; an L-smooth "
+                     f"function attains it and the trainer replays it) is {ratio:.4g}x the bound at T = {T}, step "
+                     f"{step:.4g}; replay: {replay}")  # fmt: skip
+        else:
+            replay = f"sfltheory verify {r.id} --problem {rec['problem_file']} --T {T}"
+            found = (f"on an exact quadratic in the assumption class the exact left-hand side is {ratio:.4g}x the "
+                     f"bound at T = {T}, step {step:.4g} (the worst of {rec.get('instances', '?')} instances "
+                     f"searched); replay: {replay}")  # fmt: skip
         out.append(
             Finding(
                 result=r.id,
                 check="falsified",
                 printed=r.statement,
-                found=f"on an exact quadratic in the assumption class the exact left-hand side is {ratio:.4g}x the "
-                f"bound at T = {T}, step {step:.4g} (the worst of {rec.get('instances', '?')} instances "
-                f"searched); replay: {replay}",
+                found=found,
                 severity="bound invalid",
                 seed=seed_location(r.provenance),
                 witness={"T": float(T), **({r.step: step} if r.step else {})},

@@ -58,6 +58,7 @@ from .theoryparams import (
     user_notes,
     with_user_params,
 )
+from .tightest import tightest_of
 from .trajectory import TrajectoryMeter, derive, measured_rounds
 from .verdicts import (
     CONFIDENCE,
@@ -309,13 +310,13 @@ def check_on_quadratic(spec: CheckSpec, exp: Experiment, quad: QuadraticProblem,
         result=spec.result, algorithm=exp.algorithm, method=method, lhs=LHS_KINDS[exp.lhs], note=exp.note,
         constants=s.measured, constant_notes=s.notes, params={**params, **{k: v for k, v in spec.params.items()
         if k not in params}}, legs=legs, problem=quadratic_description(quad), confidence=None if exact else CONFIDENCE,
+        tightest=tightest_of(spec, s, gradnorm2_runs) if spec.tightest else None,
     )  # fmt: skip
 
 
 def monte_carlo_method(legs: tuple[Leg, ...]) -> str:
     """How the Monte-Carlo legs were measured, in words: the seeds each used and the intervals."""
-    seeds = sorted({leg.seeds for leg in legs})
-    n = " / ".join(str(x) for x in seeds)
+    n = " / ".join(str(x) for x in sorted({leg.seeds for leg in legs}))
     return f"Monte Carlo over {n} seeds"  # the intervals' confidence is the record's own field (confidence)
 
 

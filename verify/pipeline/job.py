@@ -11,6 +11,7 @@ report written from all of them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,8 @@ from verify.train.loop import TooLong
 from . import report
 from .check import cached_check, prepare
 from .records import Verification
-from .report.document import number_text, tightness_text
+from .report.document import kind_text, leg_text, number_text, tightest_item, tightness_text
+from .tightest import untightened
 from .trends import CHECKS
 from .trends.record import TrendCheck
 from .verdicts import exact_applies
@@ -63,7 +65,10 @@ def run_job(job: Job, *, say: Callable[[str], None] = lambda s: None) -> Outcome
     for spec, p in zip(job.checks, ready, strict=True):
         say(f"verifying {spec.result} ...")
         try:
-            done.append(cached_check(spec, cache, prepared=p))
+            v = cached_check(spec, cache, prepared=p)
+            if spec.tightest and v.tightest is None:  # a result checked on a model (HERON-SFL): why no worst case
+                v = dataclasses.replace(v, tightest=untightened(experiment(spec.result)))
+            done.append(v)
         except TooLong:  # too large to run at all: bad input, refused in one line (exit 2), not a failed check
             raise
         except SflTheoryError as e:
@@ -85,8 +90,9 @@ def run_job(job: Job, *, say: Callable[[str], None] = lambda s: None) -> Outcome
         files: list[Path] = []
         if done or checks:  # one document: the results, then the worst cases and the trends asked for
             files = list(report.write(done, d, worst_cases=worst or None, trends=checks or None))
-        if worst:
-            save_worst_cases(worst, d)  # counterexamples.json, which `sfltheory audit --counterexamples` reads
+        refuted = [ref for v in done if v.tightest is not None for ref in v.tightest.refutations]
+        if worst or refuted:  # counterexamples.json, which `sfltheory audit --counterexamples` reads
+            save_worst_cases(worst, d, refuted)
         return files
 
     if job.out:
@@ -106,6 +112,7 @@ def outcome_text(o: Outcome) -> str:
             ratio = tightness_text(leg.tightness, leg.bound[-1], leg.lhs[-1])
             lines.append(f"{v.result:28s} {leg.mode:10s} step {leg.step:<10.4g} {hyp:22s} {leg.verdict:12s} "
                          f"bound/measured {ratio:>8s}  {decay}")  # fmt: skip
+        lines += tightest_lines(v)
     for w in o.worst:
         what = "COUNTEREXAMPLE" if w.counterexample else "no counterexample"
         ratio = number_text(w.ratio, why="bound 0 or not finite")
@@ -115,4 +122,29 @@ def outcome_text(o: Outcome) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Job", "Outcome", "outcome_text", "run_job"]
+def tightest_lines(v: Verification) -> list[str]:
+    """A result's tightest bound in a few lines (``verify --tightest``): per leg and M, paper / tightest at T = 1..R
+    with the kind; or why it is not computed. None without one."""
+    t = tightest_item(v.to_dict())
+    if t is None:
+        return []
+    pad = " " * 29
+    if not t.rows:
+        return [f"{pad}tightest bound not computed: {t.reason}"]
+    out = []
+    for mode, M, rows in t.groups():
+        Ts = [r.T for r in rows]
+        runs = len(Ts) > 1 and Ts == list(range(Ts[0], Ts[-1] + 1))
+        span = f"T={Ts[0]}..{Ts[-1]}" if runs else "T=" + ",".join(map(str, Ts))
+        ratios = ", ".join(number_text(r.ratio, ".3g", "n/a") + ("!" if r.replayed is not None else "") for r in rows)
+        out.append(f"{pad}tightest bound ({kind_text(rows)}) {leg_text(mode, rows)}, M = {M}: {span} paper / tightest "
+                   f"= {ratios}")  # fmt: skip
+        bad = [r for r in rows if r.replayed is not None]
+        if bad:
+            out.append(f"{pad}  ! bound invalid at T = {', '.join(str(r.T) for r in bad)}: a function of the class, "
+                       f"replayed by the trainer, exceeds it ({bad[0].replayed:.4g} > {bad[0].paper:.4g} at T = "
+                       f"{bad[0].T}; --out writes each, python -m verify.pep FILE replays it)")  # fmt: skip
+    return out
+
+
+__all__ = ["Job", "Outcome", "outcome_text", "run_job", "tightest_lines"]

@@ -5,6 +5,8 @@ Plain data with ``to_dict``/``from_dict`` (the report, the cache, a sweep's tabl
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +84,69 @@ class Leg:
 
 
 @dataclass(frozen=True, kw_only=True)
+class TightestPoint:
+    """One worst case: the leg (``mode``, ``step``), the clients M and rounds T, the paper's bound (sigma^2 = 0),
+    the worst case and its kind, the deterministic quadratic's value (None at M other than the check's), the
+    statement hypotheses that fail there, and the SDP's seconds."""
+
+    mode: str
+    step: float
+    M: int
+    T: int
+    paper: float
+    tightest: float
+    kind: str
+    measured: float | None
+    failing: tuple[str, ...] = ()
+    seconds: float = 0.0
+    replayed: float | None = None  # where the bound is below an exact worst case: the trainer's value on the function
+
+    @property
+    def ratio(self) -> float:
+        """paper / tightest (NaN where the worst case is 0)."""
+        return self.paper / self.tightest if self.tightest > 0 else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {**dataclasses.asdict(self), "failing": list(self.failing), "ratio": self.ratio}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TightestPoint:
+        """What :meth:`to_dict` wrote."""
+        kw: dict[str, Any] = {k: v for k, v in d.items() if k != "ratio"}
+        return cls(**{**kw, "failing": tuple(kw.get("failing", ()))})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tightest:
+    """The tightest bound of one result: what is bounded, the class in words, why each kind, the points; or the
+    reason it is not computed (``reason``, with no points)."""
+
+    quantity: str
+    assumptions: str
+    kinds: Mapping[str, str] = field(default_factory=dict)
+    points: tuple[TightestPoint, ...] = ()
+    note: str = ""
+    reason: str = ""
+    skipped: str = ""  # the points left out (an SDP above the size limit), in words
+    refutations: tuple[Mapping[str, Any], ...] = ()  # verify.pep.replay.refutation_record of each bound refuted
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"quantity": self.quantity, "assumptions": self.assumptions, "kinds": dict(self.kinds),
+                "points": [p.to_dict() for p in self.points], "note": self.note, "reason": self.reason,
+                "skipped": self.skipped, "refutations": [dict(r) for r in self.refutations]}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Tightest:
+        """What :meth:`to_dict` wrote."""
+        return cls(quantity=d["quantity"], assumptions=d["assumptions"], kinds=d.get("kinds", {}),
+                   points=tuple(TightestPoint.from_dict(p) for p in d["points"]), note=d.get("note", ""),
+                   reason=d.get("reason", ""), skipped=d.get("skipped", ""),
+                   refutations=tuple(d.get("refutations", ())))  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
 class Verification:
     """A result checked on an exact problem: the experiment, the constants used, and one :class:`Leg` per step."""
 
@@ -98,6 +163,7 @@ class Verification:
     constant_errors: dict[str, float] = field(default_factory=dict)  # standard error of a measured constant
     # the confidence of the Monte-Carlo verdicts (a simultaneous interval over T per leg); None: exact
     confidence: float | None = None
+    tightest: Tightest | None = None  # the worst case over the result's function class (verify --tightest)
 
     @property
     def verdict(self) -> str:
@@ -120,6 +186,7 @@ class Verification:
             "confidence": self.confidence,
             "verdict": self.verdict,
             "legs": [leg.to_dict() for leg in self.legs],
+            **({"tightest": self.tightest.to_dict()} if self.tightest is not None else {}),
         }
 
     @classmethod
@@ -131,7 +198,8 @@ class Verification:
             legs=tuple(Leg.from_dict(x) for x in d["legs"]),
             problem=d.get("problem", "exact quadratic (constants exact)"), constant_errors=d.get("constant_errors", {}),
             confidence=d.get("confidence"),
+            tightest=Tightest.from_dict(d["tightest"]) if d.get("tightest") else None,
         )  # fmt: skip
 
 
-__all__ = ["Leg", "Verification"]
+__all__ = ["Leg", "Tightest", "TightestPoint", "Verification"]

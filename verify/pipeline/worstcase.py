@@ -13,6 +13,7 @@ eigenvalues at L and near 0, noise or heterogeneity switched off, steps at the l
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,11 +121,19 @@ def worst_case(result: str, *, instances: int = 20, T: int = 20, batch: int = 2,
     return WorstCase(**{**best.__dict__, "tried": instances, "ratios": ratios})
 
 
-def save_worst_cases(found: list[WorstCase], out: str | Path) -> Path:
+def save_worst_cases(found: list[WorstCase], out: str | Path, refutations: Sequence[Mapping[str, Any]] = ()) -> Path:
     """Write ``out/counterexamples.json`` (every search, its worst ratio and, for a counterexample, the name of
-    its ``--problem`` file, written beside it) atomically; ``sfltheory audit --counterexamples out`` reads it."""
+    its ``--problem`` file, written beside it) atomically; ``sfltheory audit --counterexamples out`` reads it.
+    ``refutations`` (:func:`verify.pep.replay.refutation_record`, from ``verify --tightest``) are written as
+    ``refutation_ID_T.json`` files, each a record of kind ``tightest`` that ``python -m verify.pep FILE`` replays."""
     d = Path(out)
     records = []
+    for ref in refutations:
+        name = f"refutation_{str(ref['result']).replace('/', '_').replace('@', '_')}_T{ref['T']}.json"
+        write_atomic(d / name, json.dumps(dict(ref), indent=1) + "\n")
+        ratio = ref["measured"] / ref["bound"]
+        records.append({"result": ref["result"], "kind": "tightest", "counterexample": True, "at_T": ref["T"],
+                        "step": ref["step"], "worst_ratio": ratio, "problem_file": name})  # fmt: skip
     for w in found:
         rec = w.to_dict()
         if w.counterexample:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .base import Counts, FullGradient, Point, Problem
 from .build import build, default_cut, loss_for, model_for, model_problem, problem_from, quadratic_from_targets
+from .interpolated import InterpolatedProblem
 from .model import SPLIT, ModelProblem, default_aux, measurement_plan, per_sample, whole_model
 from .quadratic import QuadraticProblem
 
@@ -18,6 +19,7 @@ __all__ = [
     "SPLIT",
     "Counts",
     "FullGradient",
+    "InterpolatedProblem",
     "ModelProblem",
     "Point",
     "Problem",

@@ -12,7 +12,6 @@ values (common random numbers within a perturbation pair). The first ``d_c`` coo
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -22,6 +21,7 @@ import torch
 from torch import Tensor
 
 from sfltheory.constants import Constants, Estimate
+from sfltheory.datafiles import json_file
 from sfltheory.errors import ParameterError
 from verify.ops.batch import Batch
 from verify.ops.tree import Params
@@ -150,14 +150,7 @@ class QuadraticProblem(Problem):
     @classmethod
     def from_file(cls, path: str | Path, **kw: Any) -> QuadraticProblem:
         """``{"kind": "quadratic", "H": d x d or its diagonal, "shifts": M x d, "x0": d, "d_c": int, "sigma2": x}``."""
-        p = Path(path)
-        try:
-            raw = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ParameterError("problem.file", f"no such file: {p}") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ParameterError("problem.file", f"{p} is not a readable JSON file ({type(e).__name__})") from None
-        return cls.from_dict(raw, **kw)
+        return cls.from_dict(json_file(path, "problem.file"), **kw)
 
     @classmethod
     def from_dict(cls, raw: Any, **kw: Any) -> QuadraticProblem:

@@ -9,11 +9,11 @@ refused: the theorems' left-hand sides need every t.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sfltheory.datafiles import json_file
 from sfltheory.errors import ParameterError
 from verify.train.loop import RUN_FORMAT
 
@@ -37,12 +37,7 @@ def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def read_runjson(path: Path) -> RunLog:
     """``path`` (a ``run.json``) as a :class:`RunLog`; a file of another format is refused in one line."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ParameterError("run", f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ParameterError("run", f"{path} is not a readable JSON file ({type(e).__name__})") from None
+    raw = json_file(path, "run")
     if not isinstance(raw, dict) or raw.get("format") != RUN_FORMAT:
         got = raw.get("format") if isinstance(raw, dict) else type(raw).__name__
         raise ParameterError("run", f"{path} is not a run of `sfltheory train --out` (format {got!r}, expected "

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sfltheory.errors import ParameterError, SflTheoryError
+from sfltheory.errors import MissingExtraError, ParameterError
 
 from .record import QUANTITIES, RunLog
 from .table import from_rows
@@ -23,10 +23,6 @@ from .table import from_rows
 EXTRA = "tensorboard"
 # what `train --tensorboard` writes, one scalar per record field, step = the round t
 WRITTEN = ("gradnorm2", "gradnorm2_avg", "gradnorm2_min", "loss", "test_acc")
-
-
-class MissingExtraError(SflTheoryError):
-    """An optional dependency that is not installed: names the extra that brings it."""
 
 
 def missing_extra(what: str) -> MissingExtraError:

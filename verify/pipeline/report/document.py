@@ -102,6 +102,143 @@ def tightness_text(tightness: Any, bound_T: Any = None, measured_T: Any = None) 
 
 
 @dataclass(frozen=True, kw_only=True)
+class TightestRow:
+    """One worst case of a result's tightest bound: the leg, M, T, the paper's bound at sigma^2 = 0, the worst case,
+    its kind, the deterministic quadratic's value (None: not run at this M) and the hypotheses failing."""
+
+    mode: str
+    step: float
+    M: int
+    T: int
+    paper: float
+    tightest: float
+    kind: str
+    measured: float | None
+    failing: tuple[str, ...]
+    replayed: float | None = None  # below an exact worst case: the trainer's value on the function that attains it
+
+    @property
+    def ratio(self) -> float:
+        """paper / tightest (NaN where the worst case is not positive)."""
+        return self.paper / self.tightest if finite(self.tightest) and self.tightest > 0 else math.nan
+
+    @property
+    def ratio_text(self) -> str:
+        """paper / tightest as the report prints it (n/a with the reason where not finite)."""
+        if not (finite(self.tightest) and self.tightest > 0):
+            return "n/a (tightest 0)"
+        text = number_text(self.ratio, ".3g", "paper bound not finite")
+        if self.replayed is not None:  # the bound is refuted: a concrete function, run by the trainer, exceeds it
+            text += f" (bound invalid: a function gives {self.replayed:.4g}, replayed by the trainer)"
+        return text
+
+    @property
+    def hypotheses(self) -> str:
+        """The statement hypotheses failing at this point: "all hold" or their names."""
+        return "all hold" if not self.failing else "; ".join(self.failing)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TightestItem:
+    """A result's tightest bound (``verify --tightest``): the quantity, the class, the note, why each kind, one row
+    per point, the check's M; or the reason it is not computed (no rows). ``image``: its figure, once drawn."""
+
+    result: str
+    quantity: str
+    assumptions: str
+    kinds: Mapping[str, str]
+    note: str
+    reason: str
+    rows: tuple[TightestRow, ...]
+    M: int
+    figure: str
+    skipped: str = ""  # the points left out (an SDP above the size limit), in words
+    image: bytes | None = None
+
+    def groups(self) -> list[tuple[str, int, tuple[TightestRow, ...]]]:
+        """The rows by leg (``mode``) and M, in the order recorded: the check's M after M = 1 within a leg."""
+        keys = list(dict.fromkeys((r.mode, r.M) for r in self.rows))
+        return [(mode, M, tuple(r for r in self.rows if (r.mode, r.M) == (mode, M))) for mode, M in keys]
+
+    @property
+    def main_mode(self) -> str:
+        """The leg the summary reads: the admissible one, or the corollary's choice."""
+        modes = list(dict.fromkeys(r.mode for r in self.rows))
+        return "admissible" if "admissible" in modes else modes[0] if modes else ""
+
+    def last(self, M: int) -> TightestRow | None:
+        """The main leg's row at the largest T at ``M`` (None where there is none)."""
+        rows = [r for r in self.rows if r.mode == self.main_mode and r.M == M]
+        return max(rows, key=lambda r: r.T) if rows else None
+
+
+def kind_text(rows: Sequence[TightestRow]) -> str:
+    """The kinds of some rows, in order, joined by "/" (one kind as itself)."""
+    return "/".join(dict.fromkeys(r.kind for r in rows))
+
+
+def leg_text(mode: str, rows: Sequence[TightestRow]) -> str:
+    """A leg as printed: its mode, and its step where one step serves every T (not the corollary's choice)."""
+    steps = {r.step for r in rows}
+    return f"{mode}, step {rows[0].step:.4g}" if len(steps) == 1 and rows else mode
+
+
+def tightest_item(v: Mapping[str, Any]) -> TightestItem | None:
+    """A verification's tightest bound, from its ``to_dict()`` (None where it has none)."""
+    t = v.get("tightest")
+    if not t:
+        return None
+    rows = tuple(
+        TightestRow(
+            mode=p["mode"],
+            step=p["step"],
+            M=int(p["M"]),
+            T=int(p["T"]),
+            paper=p["paper"],
+            tightest=p["tightest"],
+            kind=p["kind"],
+            measured=p.get("measured"),
+            failing=tuple(p.get("failing") or ()),
+            replayed=p.get("replayed"),
+        )
+        for p in t.get("points") or ()
+    )
+    Ms = {r.M for r in rows}
+    M = int(v.get("params", {}).get("M", max(Ms, default=1)))
+    return TightestItem(
+        result=v["result"], quantity=t["quantity"], assumptions=t["assumptions"], kinds=dict(t.get("kinds") or {}),
+        note=t.get("note") or "", reason=t.get("reason") or "", rows=rows, M=M if M in Ms or not Ms else max(Ms),
+        figure="tightest_" + result_figure_name(v["result"]),
+        skipped=t.get("skipped") or "",
+    )  # fmt: skip
+
+
+REFUTED = (
+    "Bound invalid where a ratio says so: at one client the worst case is exact and a concrete L-smooth function "
+    "(the SDP's solution interpolated) attains it; the trainer, run on that function, exceeds the bound. With --out "
+    "each is written as refutation_ID_T.json, which `python -m verify.pep FILE` replays and "
+    "`sfltheory audit --counterexamples DIR` reports."
+)
+TIGHTEST_INTRO = (
+    "The worst case of the quantity the result bounds over its function class, from a performance-estimation SDP at "
+    "each leg's step, next to the paper's bound at sigma^2 = 0 (its deterministic part: the worst case is over "
+    "full-gradient runs) and the deterministic run of this check's quadratic. paper / tightest is how much of the "
+    "bound is the analysis rather than the algorithm."
+)
+# what a kind says of the ratio paper / tightest
+KIND_MEANING = {
+    "exact": "the worst case itself, attained by a function of the class: paper / tightest is the bound's slack",
+    "relaxation": "an upper bound on the worst case (some conditions of the class imposed at the iterates only), "
+    "valid for any proof that uses the assumptions there: paper / tightest is a lower bound on the bound's slack",
+}
+
+
+def kind_lines(t: TightestItem) -> list[tuple[str, str]]:
+    """Each kind among a tightest bound's points: what it means, and why the points are of that kind."""
+    return [(k, f"{KIND_MEANING.get(k, k)} ({why})" if why else KIND_MEANING.get(k, k)) for k, why in t.kinds.items()]
+
+
+@dataclass(frozen=True, kw_only=True)
 class ResultItem:
     """One verified result: where it is printed, what it bounds, the problem and constants, one row per step."""
 
@@ -121,6 +258,12 @@ class ResultItem:
     figure: str
     record: Mapping[str, Any]
     image: bytes | None = None
+    tightest: TightestItem | None = None  # verify --tightest
+
+    @property
+    def has_tightest(self) -> bool:
+        """Whether the result has a tightest bound with points (a figure)."""
+        return self.tightest is not None and bool(self.tightest.rows)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,6 +392,7 @@ def result_item(v: Mapping[str, Any]) -> ResultItem:
         legs=legs,
         figure=result_figure_name(v["result"]),
         record=v,
+        tightest=tightest_item(v),
     )
 
 
@@ -290,21 +434,30 @@ def trend_item(c: Mapping[str, Any]) -> TrendItem:
 __all__ = [
     "DECAY",
     "HOLDS_OUTSIDE",
+    "KIND_MEANING",
     "OUTSIDE",
+    "REFUTED",
+    "TIGHTEST_INTRO",
     "Document",
     "LegRow",
     "Record",
     "ResultItem",
+    "TightestItem",
+    "TightestRow",
     "TrendItem",
     "WorstCaseItem",
     "build",
     "constants_text",
     "finite",
+    "kind_lines",
+    "kind_text",
     "last",
+    "leg_text",
     "number_text",
     "result_figure_name",
     "result_item",
     "source",
+    "tightest_item",
     "tightness_text",
     "trend_figure_name",
     "trend_item",

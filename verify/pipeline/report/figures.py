@@ -13,9 +13,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from sfltheory.experiments import LHS_KINDS
-from sfltheory.plotting import PALETTE, save, style
+from sfltheory.plotting import PALETTE, footnote, save, style
 
-from .document import Document, Record
+from .document import Document, Record, TightestItem, TightestRow, kind_text, leg_text
 
 YLABEL = {
     LHS_KINDS["avg"]: r"$\frac{1}{T}\sum_{t<T} E\,\|\nabla f(x^t)\|^2$",
@@ -57,6 +57,66 @@ def figure(v: Record) -> Any:
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
         fig.tight_layout()
         return fig
+
+
+# the tightest-bound figure's three curves: the paper's bound, the worst case, the deterministic quadratic
+TIGHTEST_LOOK = {"paper": PALETTE[1], "tightest": PALETTE[0], "measured": PALETTE[2]}
+KIND_SHORT = {
+    "exact": "the worst case, attained by a function of the class",
+    "relaxation": "an upper bound on the worst case, some conditions imposed at the iterates only",
+}
+
+
+def tightest_figure(t: TightestItem) -> Any:
+    """A result's tightest bound against T (log y): the paper's bound at sigma^2 = 0, the worst case and the
+    deterministic quadratic at the check's M, one panel per leg; M = 1's (exact) worst case and bound dashed."""
+    legs = list(dict.fromkeys(r.mode for r in t.rows))
+    with style() as plt:
+        fig, axes = plt.subplots(1, len(legs), figsize=(4.2 * len(legs) + 2.6, 3.4), squeeze=False, sharey=True)
+        for ax, mode in zip(axes[0], legs, strict=True):
+            at_M = [r for r in t.rows if r.mode == mode and r.M == t.M]
+            one = [r for r in t.rows if r.mode == mode and r.M == 1] if t.M != 1 else []
+            m = f"M = {t.M}"
+            _curve(ax, at_M, "paper", f"paper's bound, {m}")
+            _curve(ax, at_M, "tightest", f"tightest ({kind_text(at_M)}), {m}")
+            _curve(ax, [r for r in at_M if r.measured is not None], "measured", f"deterministic quadratic, {m}")
+            _curve(ax, one, "paper", "paper's bound, M = 1", ls="--")
+            _curve(ax, one, "tightest", f"tightest ({kind_text(one)}), M = 1", ls="--")
+            bad = [r for r in at_M + one if r.replayed is not None]  # a concrete function, run by the trainer
+            if bad:
+                ax.plot([r.T for r in bad], [r.replayed for r in bad], ls="none", marker="x", ms=9, mew=2,
+                        color="black", label="bound invalid: replayed by the trainer", zorder=5)  # fmt: skip
+            own = {r.step for r in one} - {r.step for r in at_M}  # M = 1's own admissible step
+            m1 = f"; M = 1 at step {one[0].step:.4g}" if own and len({r.step for r in one}) == 1 else ""
+            fails = any(r.failing for r in at_M)
+            ax.set_title(leg_text(mode, at_M) + m1 + (" (hypotheses fail)" if fails else ""))
+            ax.set_yscale("log")
+            Ts = sorted({r.T for r in t.rows if r.mode == mode})
+            ax.set_xticks(Ts)
+            ax.set_xlabel("rounds T")
+        axes[0, 0].set_ylabel(t.quantity if len(t.quantity) < 40 else "left-hand side (see the footnote)")
+        shown = {lab: h for ax in axes[0] for h, lab in zip(*ax.get_legend_handles_labels(), strict=True)}
+        axes[0, -1].legend(shown.values(), shown.keys(), loc="center left", bbox_to_anchor=(1.02, 0.5))
+        fig.suptitle(f"{t.result}: the paper's bound against the tightest (sigma^2 = 0)")
+        fig.tight_layout()
+        Ms = sorted({r.M for r in t.rows}, reverse=True)
+        kinds = ", ".join(f"M = {M} {kind_text([r for r in t.rows if r.M == M])}" for M in Ms)
+        meaning = "; ".join(f"{k}: {KIND_SHORT.get(k, k)}" for k in t.kinds)
+        footnote(fig, f"sigma^2 = 0 (the bound's deterministic part; the worst case is over full-gradient runs). "
+                 f"Quantity: {t.quantity}.\nClass: {t.assumptions}.\nKind: {kinds} ({meaning}).",
+                 width=int(62 * len(legs) + 60))  # fmt: skip
+        return fig
+
+
+def _curve(ax: Any, rows: list[TightestRow], what: str, label: str, ls: str = "-") -> None:
+    """One curve of the tightest-bound figure against T (non-positive or non-finite values left out)."""
+    if not rows:
+        return
+    T = np.asarray([r.T for r in rows], dtype=float)
+    y = np.asarray([getattr(r, what) for r in rows], dtype=float)
+    y = np.where(np.isfinite(y) & (y > 0), y, np.nan)
+    ax.plot(T, y, color=TIGHTEST_LOOK[what], ls=ls, marker="o" if ls == "-" else "s", mfc="none" if ls != "-" else None,
+            label=label)  # fmt: skip
 
 
 def _band(leg: dict[str, Any], lhs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -109,6 +169,12 @@ def draw(
         return replace(item, image=png)
 
     results = tuple(one(item, partial(figure, v)) for item, v in zip(doc.results, verifications, strict=True))
+    results = tuple(
+        replace(item, tightest=one(item.tightest, partial(tightest_figure, item.tightest)))
+        if item.has_tightest
+        else item
+        for item in results
+    )
     checks = None
     if doc.trends is not None:
         checks = tuple(one(item, c.figure) for item, c in zip(doc.trends, trends or (), strict=True))
@@ -130,4 +196,4 @@ def _render(make: Callable[[], Any], path: Path | None) -> tuple[bytes, Path | N
     return buf.getvalue(), path
 
 
-__all__ = ["EMBED_DPI", "YLABEL", "Drawn", "T_range", "draw", "figure", "log_ticks"]
+__all__ = ["EMBED_DPI", "TIGHTEST_LOOK", "YLABEL", "Drawn", "T_range", "draw", "figure", "log_ticks", "tightest_figure"]

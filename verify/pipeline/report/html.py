@@ -7,7 +7,22 @@ import base64
 from collections.abc import Sequence
 from html import escape
 
-from .document import DECAY, Document, LegRow, ResultItem, TrendItem, WorstCaseItem, number_text
+from .document import (
+    DECAY,
+    REFUTED,
+    TIGHTEST_INTRO,
+    Document,
+    LegRow,
+    ResultItem,
+    TightestItem,
+    TightestRow,
+    TrendItem,
+    WorstCaseItem,
+    kind_lines,
+    kind_text,
+    leg_text,
+    number_text,
+)
 from .mathimg import data_uris
 
 HEAD = "<!doctype html><html><head><meta charset='utf-8'><title>sfltheory verification</title>"
@@ -75,6 +90,8 @@ def results_section(items: Sequence[ResultItem]) -> str:
                      f"<td><code>{v.algorithm}</code></td><td>{escape(v.method)}</td>"
                      f"{_summary_verdict(v)}</tr>")  # fmt: skip
     parts.append("</table>")
+    if sum(v.tightest is not None for v in items) > 1:  # verify --all --tightest: the overview before the results
+        parts += tightest_summary([v.tightest for v in items if v.tightest is not None])
     for v in items:
         parts += _result(v)
     return "\n".join(parts)
@@ -113,7 +130,61 @@ def _result(v: ResultItem) -> list[str]:
     parts.append("</table>")
     parts.append("<p><small>Decay: the log-log slope of the measured left-hand side and of the bound over the last "
                  "three quarters of T (see the top of the page).</small></p>")  # fmt: skip
-    return parts + _img(f"{v.result} measured vs predicted", v.image)
+    parts += _img(f"{v.result} measured vs predicted", v.image)
+    return parts + ([] if v.tightest is None else tightest_section(v.tightest))
+
+
+def tightest_section(t: TightestItem) -> list[str]:
+    """A result's "Tightest bound" subsection (or one line with the reason it is not computed)."""
+    if not t.rows:
+        return [f"<p><strong>Tightest bound</strong>: not computed: {escape(t.reason or 'no points')}.</p>"]
+    parts = [f"<h3 id='tightest-{escape(t.result)}'>Tightest bound</h3>", f"<p>{escape(TIGHTEST_INTRO)}</p>",
+             f"<p>Quantity: {escape(t.quantity)}.<br>Class: {escape(t.assumptions)}.</p>"]  # fmt: skip
+    if t.note:
+        parts.append(f"<p><em>{escape(t.note)}</em></p>")
+    if t.kinds:
+        parts.append("<ul>" + "".join(f"<li><b>{escape(k)}</b>: {escape(w)}</li>" for k, w in kind_lines(t)))
+        parts[-1] += "</ul>"
+    parts.append("<table><tr><th>leg</th><th>M</th><th>T</th><th>paper bound (σ² = 0)</th><th>tightest</th>"
+                 "<th>paper / tightest</th><th>kind</th><th>measured (deterministic quadratic)</th>"
+                 "<th>hypotheses failing</th></tr>")  # fmt: skip
+    parts += [_tightest_row(r) for r in t.rows]
+    parts.append("</table>")
+    if t.skipped:
+        parts.append(f"<p>Left out: {escape(t.skipped)}.</p>")
+    if any(r.replayed is not None for r in t.rows):
+        parts.append(f"<p><strong>{escape(REFUTED)}</strong></p>")
+    return parts + _img(f"{t.result} tightest bound", t.image)
+
+
+def _tightest_row(r: TightestRow) -> str:
+    """One point of a tightest-bound table."""
+    measured = "—" if r.measured is None else number_text(r.measured, ".4g")
+    hyp = "all hold" if not r.failing else f"<span class='outside'>{escape(r.hypotheses)}</span>"
+    return (f"<tr><td>{escape(leg_text(r.mode, [r]))}</td><td>{r.M}</td><td>{r.T}</td>"
+            f"<td>{number_text(r.paper, '.4g')}</td><td>{number_text(r.tightest, '.4g')}</td><td>{r.ratio_text}</td>"
+            f"<td>{escape(r.kind)}</td><td>{measured}</td><td>{hyp}</td></tr>")  # fmt: skip
+
+
+def tightest_summary(items: list[TightestItem]) -> list[str]:
+    """The tightest bounds across results, each linked to its subsection."""
+    parts = ["<h2 id='tightest'>Tightest bounds</h2><p>paper / tightest at the largest T computed, on the admissible "
+             "leg (or the corollary's choice); M = 1 is exact where the result allows one client.</p>",
+             "<table><tr><th>result</th><th>kind (check's M)</th><th>paper / tightest (check's M)</th>"
+             "<th>paper / tightest (M = 1)</th></tr>"]  # fmt: skip
+    for t in items:
+        name = f"<code>{escape(t.result)}</code>"
+        if not t.rows:
+            parts.append(f"<tr><td>{name}</td><td>not computed: {escape(t.reason.split(':')[0])}</td><td>—</td>"
+                         "<td>—</td></tr>")  # fmt: skip
+            continue
+        at, one = t.last(t.M), (t.last(1) if t.M != 1 else None)
+        cell = "—" if at is None else f"{at.ratio_text} (T = {at.T}, M = {at.M})"
+        parts.append(f"<tr><td><a href='#tightest-{escape(t.result)}'>{name}</a></td>"
+                     f"<td>{escape(kind_text([r for r in t.rows if r.M == t.M]))}</td><td>{cell}</td>"
+                     f"<td>{'—' if one is None else f'{one.ratio_text} (T = {one.T})'}</td></tr>")  # fmt: skip
+    parts.append("</table>")
+    return parts
 
 
 def _leg_row(leg: LegRow) -> str:
@@ -167,4 +238,4 @@ def trends_section(items: Sequence[TrendItem]) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["render", "results_section", "trends_section", "worst_cases_section"]
+__all__ = ["render", "results_section", "tightest_section", "tightest_summary", "trends_section", "worst_cases_section"]

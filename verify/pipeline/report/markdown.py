@@ -5,7 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .document import DECAY, Document, LegRow, ResultItem, TrendItem, WorstCaseItem, number_text
+from .document import (
+    DECAY,
+    REFUTED,
+    TIGHTEST_INTRO,
+    Document,
+    LegRow,
+    ResultItem,
+    TightestItem,
+    TightestRow,
+    TrendItem,
+    WorstCaseItem,
+    kind_lines,
+    kind_text,
+    leg_text,
+    number_text,
+)
 
 TITLE = "# Verification report"
 
@@ -34,6 +49,8 @@ def results_section(items: Sequence[ResultItem]) -> str:
     out += ["| result | algorithm | method | verdict (admissible step) |", "|---|---|---|---|"]
     out += [f"| `{v.result}` | `{v.algorithm}` | {v.method} | **{v.verdict}**"
             f"{'' if v.legs[0].applies else ' outside the hypotheses: no claim'} |" for v in items]  # fmt: skip
+    if sum(v.tightest is not None for v in items) > 1:  # verify --all --tightest: the overview before the results
+        out += ["", *tightest_summary([v.tightest for v in items if v.tightest is not None])]
     for v in items:
         out += ["", f"## `{v.result}` — {v.title}", "", f"Source: {v.source}.", ""]
         out += [f"Bounds: {v.lhs}. Algorithm `{v.algorithm}`, {v.method}.", "", f"Problem: {v.problem}.", ""]
@@ -45,7 +62,59 @@ def results_section(items: Sequence[ResultItem]) -> str:
                 "|---|---|---|---|---|---|---|"]  # fmt: skip
         out += [_leg_line(leg) for leg in v.legs]
         out += ["", f"![{v.result}]({v.figure})"]
+        if v.tightest is not None:
+            out += ["", *tightest_section(v.tightest)]
     return "\n".join(out) + "\n"
+
+
+def tightest_section(t: TightestItem) -> list[str]:
+    """A result's "Tightest bound" subsection: what is bounded, the class, the note, the kinds, one row per point and
+    the figure; or one line with the reason it is not computed."""
+    if not t.rows:
+        return [f"**Tightest bound**: not computed: {t.reason or 'no points'}."]
+    out = ["### Tightest bound", "", TIGHTEST_INTRO, "", f"Quantity: {t.quantity}.", "", f"Class: {t.assumptions}.", ""]
+    if t.note:
+        out += [f"Note: {t.note}.", ""]
+    out += [f"- **{k}**: {why}" for k, why in kind_lines(t)] + [""]
+    out += ["| leg | M | T | paper bound (sigma^2 = 0) | tightest | paper / tightest | kind | measured "
+            "(deterministic quadratic) | hypotheses failing |", "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    out += [_tightest_line(r) for r in t.rows]
+    if t.skipped:
+        out += ["", f"Left out: {t.skipped}."]
+    if any(r.replayed is not None for r in t.rows):
+        out += ["", REFUTED]
+    return [*out, "", f"![tightest bound, {t.result}]({t.figure})"]
+
+
+def _tightest_line(r: TightestRow) -> str:
+    """One point of a tightest-bound table."""
+    measured = "—" if r.measured is None else number_text(r.measured, ".4g")
+    return (f"| {leg_text(r.mode, [r])} | {r.M} | {r.T} | {number_text(r.paper, '.4g')} | "
+            f"{number_text(r.tightest, '.4g')} | {r.ratio_text} | {r.kind} | {measured} | "
+            f"{_cell(r.hypotheses)} |")  # fmt: skip
+
+
+def _cell(text: str) -> str:
+    """Text inside a Markdown table cell (its pipes escaped)."""
+    return text.replace("|", "\\|")
+
+
+def tightest_summary(items: list[TightestItem]) -> list[str]:
+    """The tightest bounds across results: the kind at the check's M and paper / tightest at the largest T on the
+    admissible leg (or the corollary's choice), at the check's M and at M = 1."""
+    out = ["## Tightest bounds", "", "paper / tightest at the largest T computed, on the admissible leg (or the "
+           "corollary's choice); M = 1 is exact where the result allows one client.", ""]  # fmt: skip
+    out += ["| result | kind (check's M) | paper / tightest (check's M) | paper / tightest (M = 1) |",
+            "|---|---|---|---|"]  # fmt: skip
+    for t in items:
+        at, one = t.last(t.M), (t.last(1) if t.M != 1 else None)
+        if not t.rows:
+            out.append(f"| `{t.result}` | not computed: {_cell(t.reason.split(':')[0])} | — | — |")
+            continue
+        kind = kind_text([r for r in t.rows if r.M == t.M])
+        cell = "—" if at is None else f"{at.ratio_text} (T = {at.T}, M = {at.M})"
+        out.append(f"| `{t.result}` | {kind} | {cell} | {'—' if one is None else f'{one.ratio_text} (T = {one.T})'} |")
+    return out
 
 
 def _leg_line(leg: LegRow) -> str:
@@ -87,4 +156,12 @@ def trends_section(items: Sequence[TrendItem]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-__all__ = ["TITLE", "render", "results_section", "trends_section", "worst_cases_section"]
+__all__ = [
+    "TITLE",
+    "render",
+    "results_section",
+    "tightest_section",
+    "tightest_summary",
+    "trends_section",
+    "worst_cases_section",
+]
