@@ -130,12 +130,14 @@ class Tightest:
     reason: str = ""
     skipped: str = ""  # the points left out (an SDP above the size limit), in words
     refutations: tuple[Mapping[str, Any], ...] = ()  # verify.pep.replay.refutation_record of each bound refuted
+    by_step: tuple[TightestPoint, ...] = ()  # at the last T, the admissible step scaled (mode "x0.5", "x2", ...)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {"quantity": self.quantity, "assumptions": self.assumptions, "kinds": dict(self.kinds),
                 "points": [p.to_dict() for p in self.points], "note": self.note, "reason": self.reason,
-                "skipped": self.skipped, "refutations": [dict(r) for r in self.refutations]}  # fmt: skip
+                "skipped": self.skipped, "refutations": [dict(r) for r in self.refutations],
+                "by_step": [p.to_dict() for p in self.by_step]}  # fmt: skip
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Tightest:
@@ -143,7 +145,8 @@ class Tightest:
         return cls(quantity=d["quantity"], assumptions=d["assumptions"], kinds=d.get("kinds", {}),
                    points=tuple(TightestPoint.from_dict(p) for p in d["points"]), note=d.get("note", ""),
                    reason=d.get("reason", ""), skipped=d.get("skipped", ""),
-                   refutations=tuple(d.get("refutations", ())))  # fmt: skip
+                   refutations=tuple(d.get("refutations", ())),
+                   by_step=tuple(TightestPoint.from_dict(p) for p in d.get("by_step", ())))  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)

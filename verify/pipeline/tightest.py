@@ -148,6 +148,7 @@ class Points:
     kinds: dict[str, str]
     skipped: str
     refutations: tuple[dict[str, Any], ...]
+    by_step: tuple[TightestPoint, ...] = ()
 
 
 def at_point(r: Any, params: Mapping[str, Any], mode: str, step: float | None, M: int, M_check: int,
@@ -165,18 +166,59 @@ def at_point(r: Any, params: Mapping[str, Any], mode: str, step: float | None, M
     return st.evaluate(r, {**p, r.step: at}), at, p
 
 
+STEP_FACTORS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)  # the step sweep: the admissible step times these, at T = R
+
+
+@dataclass
+class Collect:
+    """The points of one result as they are computed (:func:`tightest_points`)."""
+
+    exp: Experiment
+    r: Any
+    M_check: int
+    algo_at: Any
+    measured_at: Any
+    kinds: dict[str, str]
+    refuted: list[dict[str, Any]]
+
+    def point(self, ev: Any, at: float, p: Mapping[str, Any], mode: str, M: int, T: int, *,
+              measure: bool = True) -> TightestPoint | None:  # fmt: skip
+        """One worst case next to the bound ``ev`` at step ``at`` (and the quadratic's value where ``measure`` and M
+        is the check's); None where the SDP would be too large. An exact worst case above a bound whose statement
+        hypotheses hold refutes it: replayed by the trainer."""
+        algo = self.algo_at(ev.params, at)
+        exp, r = self.exp, self.r
+        spec = pep_spec(exp, r, p, algo, M=2 if (M > 1 and exp.algorithm in SYMMETRIC) else M, R=T)
+        if gram_size(spec) > (GRAM_LIMIT_EXACT if M == 1 else GRAM_LIMIT):
+            return None
+        wc = worst_case(spec)
+        self.kinds.setdefault(wc.kind, wc.why)
+        failing = tuple(sorted(h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds))))
+        paper = float(np.asarray(ev.value))
+        ref = refute(spec, paper) if wc.kind == "exact" and not failing and wc.value > paper else None
+        if ref is not None:
+            self.refuted.append(refutation_record(ref, result=r.id, T=T, step=at))
+        return TightestPoint(
+            mode=mode, step=at, M=M, T=T, paper=paper, tightest=wc.value, kind=wc.kind,
+            measured=self.measured_at(algo, T) if measure and M == self.M_check else None, failing=failing,
+            seconds=wc.seconds,
+            replayed=None if ref is None else ref.measured,
+        )  # fmt: skip
+
+
 def tightest_points(exp: Experiment, r: Any, params: Mapping[str, Any], legs: list[tuple[str, float | None]], *,
                     rounds: int, algo_at: Any, measured_at: Any) -> Points:  # fmt: skip
     """Every point: for each leg ``(mode, step)`` (step None: the corollary's choice at each T), each M (the check's,
-    and 1 where the statement allows it) and each T = 1..rounds whose SDP has at most :data:`GRAM_LIMIT` columns.
-    ``algo_at(ev_params, step)`` gives the algorithm's parameters, ``measured_at(algo, T)`` the deterministic
-    quadratic's left-hand side at T (check's M only). Where an exact worst case (M = 1) exceeds the bound and the
-    statement's hypotheses hold, the bound is refuted: the worst case is replayed by the trainer on the concrete
-    function (:func:`verify.pep.replay.refute`)."""
+    and 1 where the statement allows it) and each T = 1..rounds whose SDP has at most :data:`GRAM_LIMIT` columns;
+    then, at T = rounds, the admissible step times :data:`STEP_FACTORS` (at M = 1 where allowed, else the check's
+    M; not for a corollary, whose step is its own). ``algo_at(ev_params, step)`` gives the algorithm's parameters,
+    ``measured_at(algo, T)`` the deterministic quadratic's left-hand side at T (check's M only). Where an exact worst
+    case (M = 1) exceeds the bound and the statement's hypotheses hold, the bound is refuted: the worst case is
+    replayed by the trainer on the concrete function (:func:`verify.pep.replay.refute`)."""
     require_solver("verify --tightest")
     M_check = int(params["M"]) if "M" in params else 1
-    out, refuted = [], []
-    kinds: dict[str, str] = {}
+    c = Collect(exp=exp, r=r, M_check=M_check, algo_at=algo_at, measured_at=measured_at, kinds={}, refuted=[])
+    out = []
     left_out: dict[int, int] = {}
     if exp.sampled:  # every draw is a path: M^n of them a round, so the smallest M and n the result allows
         M_s, n_s = SAMPLED[exp.algorithm]
@@ -185,29 +227,24 @@ def tightest_points(exp: Experiment, r: Any, params: Mapping[str, Any], legs: li
     for mode, step in legs:
         for M in Ms:
             for T in range(1, rounds + 1):
-                ev, at, p = at_point(r, params, mode, step, M, M_check, T)
-                algo = algo_at(ev.params, at)
-                spec = pep_spec(exp, r, p, algo, M=2 if (M > 1 and exp.algorithm in SYMMETRIC) else M, R=T)
-                if gram_size(spec) > (GRAM_LIMIT_EXACT if M == 1 else GRAM_LIMIT):
+                point = c.point(*at_point(r, params, mode, step, M, M_check, T), mode, M, T)
+                if point is None:
                     left_out[M] = min(T, left_out.get(M, T))
                     break
-                wc = worst_case(spec)
-                kinds.setdefault(wc.kind, wc.why)
-                failing = tuple(sorted(h.name for h in ev.hypotheses
-                                       if h.source == "statement" and not bool(np.all(h.holds))))  # fmt: skip
-                paper = float(np.asarray(ev.value))
-                ref = refute(spec, paper) if wc.kind == "exact" and not failing and wc.value > paper else None
-                if ref is not None:
-                    refuted.append(refutation_record(ref, result=r.id, T=T, step=at))
-                out.append(TightestPoint(
-                    mode=mode, step=at, M=M, T=T, paper=paper, tightest=wc.value, kind=wc.kind,
-                    measured=measured_at(algo, T) if M == M_check else None, failing=failing, seconds=wc.seconds,
-                    replayed=None if ref is None else ref.measured,
-                ))  # fmt: skip
+                out.append(point)
+    sweep = []
+    if not exp.at_choice:
+        M = Ms[0]
+        _, at, p = at_point(r, params, "admissible", legs[0][1], M, M_check, rounds)
+        for f in STEP_FACTORS:
+            point = c.point(st.evaluate(r, {**p, r.step: at * f}), at * f, p, f"x{f:g}", M, rounds, measure=False)
+            if point is not None:
+                sweep.append(point)
     skipped = "; ".join(f"M = {M}: T >= {T} left out (the SDP would pass "
                         f"{GRAM_LIMIT_EXACT if M == 1 else GRAM_LIMIT} Gram columns)"
                         for M, T in sorted(left_out.items()))  # fmt: skip
-    return Points(points=tuple(out), kinds=kinds, skipped=skipped, refutations=tuple(refuted))
+    return Points(points=tuple(out), kinds=c.kinds, skipped=skipped, refutations=tuple(c.refuted),
+                  by_step=tuple(sweep))  # fmt: skip
 
 
 def tightest_of(spec: CheckSpec, s: Any, runs: Callable[..., np.ndarray]) -> Tightest:
@@ -242,7 +279,7 @@ def tightest_of(spec: CheckSpec, s: Any, runs: Callable[..., np.ndarray]) -> Tig
         note += ("; the measured column is the quadratic's (1/T) sum_t ||grad f(x^t)||^2, the quantity the proof "
                  "bounds, which is at least ||grad f(xbar)||^2 on a quadratic (Jensen)")  # fmt: skip
     return Tightest(quantity=what, assumptions=class_text(r, s.params), kinds=got.kinds, points=got.points,
-                    note=note, skipped=got.skipped, refutations=got.refutations)  # fmt: skip
+                    note=note, skipped=got.skipped, refutations=got.refutations, by_step=got.by_step)  # fmt: skip
 
 
 def class_text(r: Any, params: Mapping[str, Any]) -> str:

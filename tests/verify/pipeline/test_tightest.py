@@ -11,6 +11,8 @@ import pytest
 from verify.app import main
 from verify.pipeline.check import check
 from verify.pipeline.records import Verification
+from verify.pipeline.report import markdown
+from verify.pipeline.report.document import build
 from verify.spec import CheckSpec
 
 pytest.importorskip("clarabel")
@@ -32,9 +34,20 @@ def test_the_quadratic_never_beats_the_worst_case(result: str) -> None:
         if p.M == 1:
             assert p.kind == "exact"
     assert checked >= 2
-    assert set(t.kinds) == {p.kind for p in t.points}
+    assert set(t.kinds) == {p.kind for p in t.points} | {p.kind for p in t.by_step}
     again = Verification.from_dict(v.to_dict())  # the record survives JSON
     assert again.tightest == t
+    if "@explicit" in result:  # a corollary's step is its own: no step sweep
+        assert t.by_step == ()
+        return
+    # the step sweep at T = 2: the admissible step of the first M times 1/8 .. 4; at x1 the same point as the leg's
+    first = next(p for p in t.points if p.mode == "admissible" and p.T == 2)
+    assert [p.mode for p in t.by_step] == ["x0.125", "x0.25", "x0.5", "x1", "x2", "x4"]
+    assert [p.step / first.step for p in t.by_step] == pytest.approx([0.125, 0.25, 0.5, 1, 2, 4])
+    at1 = t.by_step[3]
+    assert (at1.M, at1.T, at1.paper) == (first.M, 2, pytest.approx(first.paper))
+    assert at1.tightest == pytest.approx(first.tightest, rel=1e-6)
+    assert "Against the step (T = 2" in markdown.render(build([v]))
 
 
 def test_one_client_is_left_out_where_the_bound_needs_two() -> None:

@@ -153,6 +153,7 @@ class TightestItem:
     M: int
     figure: str
     skipped: str = ""  # the points left out (an SDP above the size limit), in words
+    by_step: tuple[TightestRow, ...] = ()  # at the last T, the admissible step times 1/8 .. 4 (modes "x0.125" ...)
     image: bytes | None = None
 
     def groups(self) -> list[tuple[str, int, tuple[TightestRow, ...]]]:
@@ -188,28 +189,20 @@ def tightest_item(v: Mapping[str, Any]) -> TightestItem | None:
     t = v.get("tightest")
     if not t:
         return None
-    rows = tuple(
-        TightestRow(
-            mode=p["mode"],
-            step=p["step"],
-            M=int(p["M"]),
-            T=int(p["T"]),
-            paper=p["paper"],
-            tightest=p["tightest"],
-            kind=p["kind"],
-            measured=p.get("measured"),
-            failing=tuple(p.get("failing") or ()),
-            replayed=p.get("replayed"),
-        )
-        for p in t.get("points") or ()
-    )
+
+    def row(p: Mapping[str, Any]) -> TightestRow:
+        return TightestRow(mode=p["mode"], step=p["step"], M=int(p["M"]), T=int(p["T"]), paper=p["paper"],
+                           tightest=p["tightest"], kind=p["kind"], measured=p.get("measured"),
+                           failing=tuple(p.get("failing") or ()), replayed=p.get("replayed"))  # fmt: skip
+
+    rows = tuple(row(p) for p in t.get("points") or ())
     Ms = {r.M for r in rows}
     M = int(v.get("params", {}).get("M", max(Ms, default=1)))
     return TightestItem(
         result=v["result"], quantity=t["quantity"], assumptions=t["assumptions"], kinds=dict(t.get("kinds") or {}),
         note=t.get("note") or "", reason=t.get("reason") or "", rows=rows, M=M if M in Ms or not Ms else max(Ms),
         figure="tightest_" + result_figure_name(v["result"]),
-        skipped=t.get("skipped") or "",
+        skipped=t.get("skipped") or "", by_step=tuple(row(p) for p in t.get("by_step") or ()),
     )  # fmt: skip
 
 

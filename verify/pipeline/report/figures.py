@@ -69,11 +69,17 @@ KIND_SHORT = {
 
 def tightest_figure(t: TightestItem) -> Any:
     """A result's tightest bound against T (log y): the paper's bound at sigma^2 = 0, the worst case and the
-    deterministic quadratic at the check's M, one panel per leg; M = 1's (exact) worst case and bound dashed."""
+    deterministic quadratic at the check's M, one panel per leg; M = 1's (exact) worst case and bound dashed; and,
+    where computed, a last panel against the step at the last T."""
     legs = list(dict.fromkeys(r.mode for r in t.rows))
+    n = len(legs) + (1 if t.by_step else 0)
     with style() as plt:
-        fig, axes = plt.subplots(1, len(legs), figsize=(4.2 * len(legs) + 2.6, 3.4), squeeze=False, sharey=True)
-        for ax, mode in zip(axes[0], legs, strict=True):
+        fig, axes = plt.subplots(1, n, figsize=(4.2 * n + 2.6, 3.4), squeeze=False)
+        if t.by_step:
+            _step_panel(axes[0, -1], t.by_step)
+        for ax, mode in zip(axes[0], legs, strict=False):
+            if ax is not axes[0, 0]:
+                ax.sharey(axes[0, 0])
             at_M = [r for r in t.rows if r.mode == mode and r.M == t.M]
             one = [r for r in t.rows if r.mode == mode and r.M == 1] if t.M != 1 else []
             m = f"M = {t.M}"
@@ -106,6 +112,24 @@ def tightest_figure(t: TightestItem) -> Any:
                  f"Quantity: {t.quantity}.\nClass: {t.assumptions}.\nKind: {kinds} ({meaning}).",
                  width=int(62 * len(legs) + 60))  # fmt: skip
         return fig
+
+
+def _step_panel(ax: Any, rows: tuple[TightestRow, ...]) -> None:
+    """The paper's bound and the worst case against the step (log-log) at one T and M; the admissible step marked."""
+    x = np.asarray([r.step for r in rows])
+    for what, label in (("paper", "paper's bound"), ("tightest", f"tightest ({kind_text(rows)})")):
+        y = np.asarray([getattr(r, what) for r in rows], dtype=float)
+        ax.plot(x, np.where(np.isfinite(y) & (y > 0), y, np.nan), color=TIGHTEST_LOOK[what], marker="D", ms=4,
+                label=label + f", M = {rows[0].M}, against the step")  # fmt: skip
+    at = [r.step for r in rows if r.mode == "x1"]
+    if at:
+        ax.axvline(at[0], color="grey", lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(x, [f"{v:.2g}" for v in x], minor=False)  # the steps computed, not log decades
+    ax.tick_params(axis="x", which="minor", labelbottom=False)
+    ax.set_xlabel("step (dotted: the largest admissible)")
+    ax.set_title(f"against the step, T = {rows[0].T}")
 
 
 def _curve(ax: Any, rows: list[TightestRow], what: str, label: str, ls: str = "-") -> None:

@@ -152,6 +152,15 @@ def tightest_section(t: TightestItem) -> list[str]:
     parts.append("</table>")
     if t.skipped:
         parts.append(f"<p>Left out: {escape(t.skipped)}.</p>")
+    if t.by_step:
+        b = t.by_step[0]
+        parts.append(f"<p>Against the step (T = {b.T}, M = {b.M}; x1 is the largest admissible step):</p><table><tr>"
+                     "<th>step</th><th>value</th><th>paper bound</th><th>tightest</th><th>paper / tightest</th>"
+                     "<th>hypotheses failing</th></tr>")  # fmt: skip
+        parts += [f"<tr><td>{r.mode}</td><td>{r.step:.4g}</td><td>{number_text(r.paper, '.4g')}</td>"
+                  f"<td>{number_text(r.tightest, '.4g')}</td><td>{r.ratio_text}</td>"
+                  f"<td>{escape(r.hypotheses)}</td></tr>" for r in t.by_step]  # fmt: skip
+        parts[-1] += "</table>"
     if any(r.replayed is not None for r in t.rows):
         parts.append(f"<p><strong>{escape(REFUTED)}</strong></p>")
     return parts + _img(f"{t.result} tightest bound", t.image)

@@ -81,6 +81,13 @@ def tightest_section(t: TightestItem) -> list[str]:
     out += [_tightest_line(r) for r in t.rows]
     if t.skipped:
         out += ["", f"Left out: {t.skipped}."]
+    if t.by_step:
+        b = t.by_step[0]
+        out += ["", f"Against the step (T = {b.T}, M = {b.M}; x1 is the largest admissible step):", "",
+                "| step | value | paper bound | tightest | paper / tightest | hypotheses failing |",
+                "|---|---|---|---|---|---|"]  # fmt: skip
+        out += [f"| {r.mode} | {r.step:.4g} | {number_text(r.paper, '.4g')} | {number_text(r.tightest, '.4g')} | "
+                f"{r.ratio_text} | {_cell(r.hypotheses)} |" for r in t.by_step]  # fmt: skip
     if any(r.replayed is not None for r in t.rows):
         out += ["", REFUTED]
     return [*out, "", f"![tightest bound, {t.result}]({t.figure})"]
