@@ -9,10 +9,14 @@ of the bound is the analysis rather than the algorithm.
 
 Clients. FedAvg-type algorithms (``fedavg``, ``sfl_v1_analysed``) treat their clients symmetrically, and the worst
 case is the same for every M >= 2 (agent symmetry: Colla and Hendrickx, *Automatic performance estimation for
-decentralized optimization*, IEEE TAC 2023; checked at M = 2, 3, 4 in ``tests/verify/pep/test_worst.py``): they
-are solved at M = 2 and reported for the check's M. The sequential ones (``sl``, ``sfl_aux``) are solved at the
-check's M. Where the result is stated for one client too (its statement hypotheses hold at M = 1), M = 1 is added:
-there the worst case is **exact**, attained by a concrete function (:mod:`verify.pep.interpolant`).
+decentralized optimization*, IEEE TAC 2023; checked at M = 2, 3, 4 in ``tests/verify/pep/test_against_pepit.py``):
+they are solved at M = 2 and reported for the check's M. The sequential ones (``sl``, ``sfl_aux``) are solved at the
+check's M; sfl_aux drawing its clients at random (Theorem 4) as the expectation over every draw, at the smallest m
+and n the theorem allows (:data:`SAMPLED`). Where the result is stated for one client too (its statement hypotheses
+hold at M = 1), M = 1 is added: there the worst case is **exact**, attained by a concrete function
+(:mod:`verify.pep.interpolant`), and a bound below it whose hypotheses hold is refuted by that function, run by the
+trainer (:func:`verify.pep.replay.refute`). At the last T the admissible step is also scaled by
+:data:`STEP_FACTORS`: the bound and the worst case against the step.
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ from .theoryparams import algorithm_params
 from .verdicts import lhs_series
 
 __all__ = [
-    "DEFAULT_ROUNDS",
     "SYMMETRIC",
     "class_text",
     "not_covered",
@@ -50,7 +53,6 @@ __all__ = [
 
 SYMMETRIC = ("fedavg", "sfl_v1_analysed")  # parallel clients: the worst case does not depend on M >= 2
 SEQUENTIAL = ("sl", "sfl_aux")
-DEFAULT_ROUNDS = 3  # R = 1..3: seconds per theorem on two cores (benchmarks/RESULTS.md)
 # Points whose SDP has more Gram columns are left out (said so): Clarabel took 1-4 s at 37 columns, 17 s at 50
 # (sl M = 4, K = 2, R = 3; M = 1, K = 2, R = 24; two cores, benchmarks/RESULTS.md) and grows as the cube. 44 keeps
 # the default R = 3 of split learning at M = 4 with the averaged model (41 columns).
