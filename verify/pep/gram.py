@@ -154,10 +154,6 @@ class GramSolution:
         keep = w > tol * max(float(w.max()), 1e-300)
         return (U[:, keep] * np.sqrt(w[keep])).T
 
-    def at(self, v: Vec) -> np.ndarray:
-        """The concrete coordinates of ``v`` in the instance of :meth:`points`."""
-        return self.points() @ v.coords(self.size)
-
 
 class GramProblem:
     """Vectors, scalars, constraints and a performance measure; :meth:`solve` maximises it."""

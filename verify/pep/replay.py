@@ -158,15 +158,16 @@ class Refutation:
         return json.dumps(self.problem)
 
 
-def refute(spec: WorstCaseSpec, bound: float) -> Refutation | None:
-    """Solve ``spec``'s worst case; where it is exact (one client) and exceeds ``bound``, replay it (rescaled to
-    :math:`f(x^0) - f^* = F`) and return the refutation, its measured value above ``bound``. None where the worst
-    case does not exceed the bound, where it is a relaxation (nothing concrete attains it), or where it exceeds the
-    bound by less than the replay's precision (a relative 1e-6) and the measured value does not."""
+def refute(spec: WorstCaseSpec, bound: float, *, wc: ClassWorstCase | None = None) -> Refutation | None:
+    """Solve ``spec``'s worst case (or take ``wc``, already solved); where it is exact (one client) and exceeds
+    ``bound``, replay it (rescaled to :math:`f(x^0) - f^* = F`) and return the refutation, its measured value above
+    ``bound``. None where the worst case does not exceed the bound, where it is a relaxation (nothing concrete attains
+    it), or where it exceeds the bound by less than the replay's precision (a relative 1e-6) and the measured value
+    does not."""
     b = float(bound)
     if not math.isfinite(b):
         raise ParameterError("bound", f"must be a finite number (got {bound!r})")
-    wc = worst_case(spec)
+    wc = worst_case(spec) if wc is None else wc
     if not spec.exact or not wc.value > b:
         return None
     r = replay(wc, spec, normalise=True)

@@ -31,7 +31,7 @@ from .classes import SmoothFunction, average_at, bounded_deviation, bounded_diss
 from .gram import Expr, GramProblem, GramSolution, Vec, inner
 from .methods import METHODS, run_paths
 
-__all__ = ["HETEROGENEITY", "LHS", "ClassWorstCase", "WorstCaseSpec", "build", "gram_size", "worst_case"]
+__all__ = ["HETEROGENEITY", "LHS", "Built", "ClassWorstCase", "WorstCaseSpec", "build", "worst_case"]
 
 LHS = ("avg", "eta_avg", "min", "min_server", "at_average")
 HETEROGENEITY = ("none", "dissimilarity", "deviation")
@@ -123,7 +123,10 @@ def _grad_sq(fs: list[SmoothFunction], x: Vec) -> Expr:
     return inner(g, g)
 
 
-def build(spec: WorstCaseSpec) -> tuple[GramProblem, Expr | list[Expr], list[SmoothFunction], Vec]:
+Built = tuple[GramProblem, Expr | list[Expr], list[SmoothFunction], Vec]  # the SDP, its measure, the clients, x^0
+
+
+def build(spec: WorstCaseSpec) -> Built:
     """The SDP of ``spec``: the problem with its constraints, the performance measure, the clients, x^0."""
     pep = GramProblem()
     fs = [SmoothFunction(pep, spec.L) for _ in range(spec.M)]
@@ -169,19 +172,15 @@ def build(spec: WorstCaseSpec) -> tuple[GramProblem, Expr | list[Expr], list[Smo
     return pep, objective, fs, x0
 
 
-def gram_size(spec: WorstCaseSpec) -> int:
-    """The number of columns of the SDP's Gram matrix (the gradients the method queries): its cost grows as the cube."""
-    return build(spec)[0].n
-
-
-def worst_case(spec: WorstCaseSpec) -> ClassWorstCase:
-    """Solve :func:`build`'s SDP; a solver that does not reach optimality is an error, never a value."""
-    pep, objective, fs, x0 = build(spec)
+def worst_case(spec: WorstCaseSpec, built: Built | None = None) -> ClassWorstCase:
+    """Solve :func:`build`'s SDP (``built``: its output, where the caller built it to check its size, ``pep.n`` Gram
+    columns, first); a solver that does not reach optimality is an error, never a value."""
+    pep, objective, fs, x0 = build(spec) if built is None else built
     sol = pep.solve(objective)
     if sol.status not in ("Solved", "AlmostSolved"):
         raise ParameterError("tightest", f"the SDP solver stopped with status {sol.status} (R = {spec.R}, "
                              f"M = {spec.M}): no worst case to report")  # fmt: skip
     kind, why = spec.kind()
     return ClassWorstCase(value=sol.value, kind=kind, why=why, status=sol.status, size=sol.size,
-                     constraints=sol.constraints, seconds=sol.seconds, solution=sol, clients=tuple(fs),
-                     x0=x0)  # fmt: skip
+                          constraints=sol.constraints, seconds=sol.seconds, solution=sol, clients=tuple(fs),
+                          x0=x0)  # fmt: skip

@@ -40,7 +40,7 @@ from sfltheory.constants import Constants
 from sfltheory.errors import NumericRangeError, ParameterError
 from sfltheory.experiments import LHS_KINDS, Experiment, experiment, lhs_quantity
 from verify.device import present, resolve_device
-from verify.pipeline.report import clean
+from verify.pipeline.report import clean, result_stem
 from verify.problems import ModelProblem, Problem, QuadraticProblem, build
 from verify.spec import CheckSpec, ModelSpec, ProblemSpec
 from verify.train import get, run
@@ -560,7 +560,7 @@ def cached_check(spec: CheckSpec, cache: str | Path | None, **kw: Any) -> Verifi
 
     config = {"format": CACHE_FORMAT, "version": st.__version__, "spec": spec.to_dict()}
     key = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    path = Path(cache) / f"{spec.result.replace('/', '_').replace('@', '_')}-{key}.json"
+    path = Path(cache) / f"{result_stem(spec.result)}-{key}.json"
     if path.exists():
         try:
             return Verification.from_dict(json.loads(path.read_text())["verification"])

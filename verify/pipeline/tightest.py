@@ -33,7 +33,7 @@ from sfltheory.errors import SflTheoryError
 from sfltheory.experiments import LHS_KINDS, Experiment, lhs_quantity
 from verify.pep import WorstCaseSpec, require_solver, worst_case
 from verify.pep.replay import refutation_record, refute
-from verify.pep.worst import gram_size
+from verify.pep.worst import build
 from verify.problems import QuadraticProblem
 from verify.spec import CheckSpec
 
@@ -191,13 +191,14 @@ class Collect:
         algo = self.algo_at(ev.params, at)
         exp, r = self.exp, self.r
         spec = pep_spec(exp, r, p, algo, M=2 if (M > 1 and exp.algorithm in SYMMETRIC) else M, R=T)
-        if gram_size(spec) > (GRAM_LIMIT_EXACT if M == 1 else GRAM_LIMIT):
+        built = build(spec)  # once: its size decides, then it is solved
+        if built[0].n > (GRAM_LIMIT_EXACT if M == 1 else GRAM_LIMIT):
             return None
-        wc = worst_case(spec)
+        wc = worst_case(spec, built)
         self.kinds.setdefault(wc.kind, wc.why)
         failing = tuple(sorted(h.name for h in ev.hypotheses if h.source == "statement" and not bool(np.all(h.holds))))
         paper = float(np.asarray(ev.value))
-        ref = refute(spec, paper) if wc.kind == "exact" and not failing and wc.value > paper else None
+        ref = refute(spec, paper, wc=wc) if wc.kind == "exact" and not failing and wc.value > paper else None
         if ref is not None:
             self.refuted.append(refutation_record(ref, result=r.id, T=T, step=at))
         return TightestPoint(

@@ -28,6 +28,7 @@ from verify.problems import QuadraticProblem
 from verify.train import get
 
 from .exact import exact_moments
+from .report.document import result_stem
 from .theoryparams import theory_params
 from .verdicts import exact_applies, lhs_series
 
@@ -129,7 +130,7 @@ def save_worst_cases(found: list[WorstCase], out: str | Path, refutations: Seque
     d = Path(out)
     records = []
     for ref in refutations:
-        name = f"refutation_{str(ref['result']).replace('/', '_').replace('@', '_')}_T{ref['T']}.json"
+        name = f"refutation_{result_stem(str(ref['result']))}_T{ref['T']}.json"
         write_atomic(d / name, json.dumps(dict(ref), indent=1) + "\n")
         ratio = ref["measured"] / ref["bound"]
         records.append({"result": ref["result"], "kind": "tightest", "counterexample": True, "at_T": ref["T"],
@@ -137,7 +138,7 @@ def save_worst_cases(found: list[WorstCase], out: str | Path, refutations: Seque
     for w in found:
         rec = w.to_dict()
         if w.counterexample:
-            name = f"counterexample_{w.result.replace('/', '_').replace('@', '_')}.json"
+            name = f"counterexample_{result_stem(w.result)}.json"
             w.save_problem(d / name)
             rec["problem_file"] = name
         records.append({k: v for k, v in rec.items() if k not in ("problem", "ratios")})

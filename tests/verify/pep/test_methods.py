@@ -66,15 +66,21 @@ def test_whole_model_algorithms_match_the_trainer(algorithm: str, params: dict, 
     np.testing.assert_allclose(mine, theirs[: R + 1], rtol=1e-10, atol=1e-14)
 
 
-def test_sfl_aux_server_side_matches_the_trainer() -> None:
-    # sfl_aux's server model on the diagonal quadratic: F_i^s(x_S) = (1/2)(x_S - b_iS)^T H_SS (x_S - b_iS), whatever
-    # the client part; server rounds at t = 0 mod l, t != 0, one step per client in sequence (Algorithm 1, 9-17).
-    M, R, period, eta = 3, 5, 2, 0.3
-    q = quadratic(M)
+def server_side(q: QuadraticProblem) -> tuple[np.ndarray, np.ndarray, list]:
+    """sfl_aux's server functions on the diagonal quadratic, F_i^s(x_S) = (1/2)(x_S - b_iS)^T H_SS (x_S - b_iS)
+    whatever the client part: H_SS, the shifts b_iS and each client's gradient."""
     dc = q.d_c
     H = q.H.numpy()[dc:, dc:]
     b = q.b.numpy()[:, dc:]
-    grad = [lambda x, m=m: H @ (x - b[m]) for m in range(M)]
+    return H, b, [lambda x, m=m: H @ (x - b[m]) for m in range(q.M)]
+
+
+def test_sfl_aux_server_side_matches_the_trainer() -> None:
+    # server rounds at t = 0 mod l, t != 0, one step per client in sequence (sfl_aux Algorithm 1, lines 9-17)
+    M, R, period, eta = 3, 5, 2, 0.3
+    q = quadratic(M)
+    dc = q.d_c
+    H, b, grad = server_side(q)
     pep = GramProblem()
     fs = [SmoothFunction(pep, 1.0) for _ in range(M)]
     x0 = pep.vector()
@@ -104,9 +110,7 @@ def test_sfl_aux_with_draws_is_the_expectation_over_every_sequence() -> None:
     M, n, R, eta = 3, 2, 4, 0.3
     q = quadratic(M)
     dc = q.d_c
-    H = q.H.numpy()[dc:, dc:]
-    b = q.b.numpy()[:, dc:]
-    grad = [lambda x, m=m: H @ (x - b[m]) for m in range(M)]
+    H, b, grad = server_side(q)
     pep = GramProblem()
     fs = [SmoothFunction(pep, 1.0) for _ in range(M)]
     layers = run_paths("sfl_aux", fs, pep.vector(), R, {"eta": eta, "l": 1}, n)

@@ -16,7 +16,7 @@ from typing import Any
 from sfltheory.atomic import write_atomic
 
 from . import html, jsonout, markdown
-from .document import Record, build
+from .document import Record, build, result_stem
 from .figures import Drawn, draw, figure
 from .jsonout import clean
 
@@ -51,4 +51,4 @@ def to_json(
     return jsonout.render(build(verifications, worst_cases=worst_cases, trends=trends))
 
 
-__all__ = ["clean", "figure", "to_json", "write"]
+__all__ = ["clean", "figure", "result_stem", "to_json", "write"]

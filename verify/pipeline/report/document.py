@@ -317,9 +317,14 @@ def build(
     )
 
 
+def result_stem(result: str) -> str:
+    """A result id as a file name's stem: ``sl_noniid/thm1@proof`` -> ``sl_noniid_thm1_proof``."""
+    return result.replace("/", "_").replace("@", "_")
+
+
 def result_figure_name(result: str) -> str:
     """The file name of a result's figure: ``sl_noniid/thm1@proof`` -> ``sl_noniid_thm1_proof.png``."""
-    return result.replace("/", "_").replace("@", "_") + ".png"
+    return result_stem(result) + ".png"
 
 
 def trend_figure_name(name: str) -> str:
@@ -449,6 +454,7 @@ __all__ = [
     "number_text",
     "result_figure_name",
     "result_item",
+    "result_stem",
     "source",
     "tightest_item",
     "tightness_text",
