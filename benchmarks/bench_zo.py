@@ -55,10 +55,10 @@ def sync(device: str) -> None:
 
 
 def clock(device: str) -> float:
-    """Wall time on a GPU; on the CPU the process's CPU time, which other jobs on a shared machine do not inflate
-    (with one thread it is the work done; measured here at load averages of 5-7 on 2 cores, wall times of one
-    round varied 2-3x between runs)."""
-    return time.perf_counter() if device == "cuda" else time.process_time()
+    """Wall time on a GPU or with more than one CPU thread; with one CPU thread the process's CPU time, which other
+    jobs on a shared machine do not inflate (it is the work done; measured here at load averages of 5-7 on 2
+    cores, wall times of one round varied 2-3x between runs)."""
+    return time.perf_counter() if device == "cuda" or torch.get_num_threads() > 1 else time.process_time()
 
 
 def best_of(fn: Callable[[], object], k: int, device: str, warm: bool = True) -> float:
@@ -145,7 +145,8 @@ def main() -> None:
     batch = 32 if a.big else 8
     prob = problem(a.big, dev)
     c = prob.counts()
-    print("times: wall clock" if dev == "cuda" else f"times: CPU time of this process ({a.threads} thread(s))")
+    wall = dev == "cuda" or a.threads > 1
+    print(f"times: {'wall clock' if wall else 'CPU time of this process'} ({a.threads} CPU thread(s))")
     print(f"model: d = {c.d:,} (client {c.d_c:,}, server {c.d_s:,}, head {c.d_aux:,}), M = {M}, batch {batch}; "
           f"MU-SplitFed tau = 2, HERON-SFL K = 2, l = 1; best of {k} rounds after a warm-up")  # fmt: skip
     print(

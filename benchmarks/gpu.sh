@@ -55,6 +55,7 @@ if [ -n "$QUICK" ]; then
   [ -f benchmarks/bench_measure.py ] && step measure 180 $PY benchmarks/bench_measure.py --device "$DEV" --small
 else
   step batched 200 $PY benchmarks/bench_batched.py --device cuda --big --tf32 --profile --repeat 3
+  step graphs 90 $PY benchmarks/bench_batched.py --device cuda --graphs --clients 100 --repeat 3
   [ -f benchmarks/bench_zo.py ] && step zo 90 $PY benchmarks/bench_zo.py --device cuda --big
   [ -f benchmarks/bench_measure.py ] && step measure 150 $PY benchmarks/bench_measure.py --device cuda
 fi

