@@ -149,7 +149,7 @@ def directions(z: Mapping[str, Tensor], law: str) -> tuple[Params, float]:
     # batched MU-SplitFed round at P = 100 on the CPU)
     sq = sum(torch.linalg.vector_norm(v.reshape(v.shape[0], -1), dim=1).square() for v in leaves)
     radius = 1.0 if law == UNIT_SPHERE else math.sqrt(d)
-    f = radius / torch.sqrt(sq)  # type: ignore[arg-type]
+    f = radius / torch.sqrt(sq)
     u = {k: v * f.reshape((-1,) + (1,) * (v.ndim - 1)) for k, v in z.items()}
     return u, float(d) if law == UNIT_SPHERE else 1.0
 
