@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import math
 import platform
 import time
 from collections.abc import Callable
@@ -176,21 +177,31 @@ def row(label: str, make: Callable[[], nn.Module], shape: tuple[int, ...], cut: 
         print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=14, max_name_column_width=60))
 
 
-def graphed(prob: ModelProblem, K: int, batch: int, a: argparse.Namespace, eta: float = 0.05) -> tuple[float, float]:
-    """The vmapped local update of every client (FedAvg's K steps, the end models summed) eager and replayed as
-    one captured CUDA graph (``torch.cuda.graph``), on fixed inputs: what the batched round costs without the
-    per-operation CPU work of launching it (a profiled round on the H200 took 62 ms of CPU time for 48 ms of CUDA
-    time at M = 100). Returns (eager, replay) seconds, best of ``a.repeat``; replay is NaN on the CPU."""
+def update(prob: ModelProblem, K: int, batch: int, eta: float = 0.05, variant: str = "fp32") -> Callable[[], object]:
+    """Every client's K FedAvg steps vmapped (the end models summed) on fixed inputs: ``variant`` ``"fp32"``
+    (the trainer's), ``"bf16"`` (under ``torch.autocast`` to bfloat16), ``"channels_last"`` (the inputs in that
+    memory format) or ``"compile"`` (``torch.compile`` of the whole update)."""
     ctx = Context(problem=prob, t=0, seed=0, batch_size=batch, batched=True)
     b = ctx.batch_grid(list(range(prob.M)), K)
     start = prob.init()
     x_c, x_s = start["client"], start["server"]
+    X = b.x
+    if variant == "channels_last":  # each client's (K, B, C, H, W) block stored channels-last
+        X = torch.stack([xi.contiguous(memory_format=torch.channels_last_3d) for xi in X])
 
     def fn() -> tuple[Params, Params]:
-        pcs, pss, _ = vmap(lambda x, y, w: local_sgd(prob, x_c, x_s, Batch(x, y, w), eta), randomness="different")(
-            b.x, b.y, b.w)  # fmt: skip
+        with torch.autocast(prob.device.type, dtype=torch.bfloat16, enabled=variant == "bf16"):
+            pcs, pss, _ = vmap(lambda x, y, w: local_sgd(prob, x_c, x_s, Batch(x, y, w), eta),
+                               randomness="different")(X, b.y, b.w)  # fmt: skip
         return {k: v.sum(0) for k, v in pcs.items()}, {k: v.sum(0) for k, v in pss.items()}
 
+    return torch.compile(fn) if variant == "compile" else fn
+
+
+def graphed(fn: Callable[[], object], a: argparse.Namespace) -> tuple[float, float]:
+    """``fn`` eager and replayed as one captured CUDA graph (``torch.cuda.graph``): what it costs without the
+    per-operation CPU work of launching it (a profiled round on the H200 took 62 ms of CPU time for 48 ms of CUDA
+    time at M = 100). Returns (eager, replay) seconds, best of ``a.repeat``; replay is NaN on the CPU."""
     eager = best_of(fn, a.repeat, a.device)
     if not a.device.startswith("cuda"):
         return eager, float("nan")
@@ -207,22 +218,28 @@ def graphed(prob: ModelProblem, K: int, batch: int, a: argparse.Namespace, eta: 
 
 
 def graphs_table(M_fedavg: int, a: argparse.Namespace) -> None:
-    """``--graphs``: the bare loop, and the vmapped update eager and replayed as a CUDA graph."""
-    print("\n| workload | M | bare loop (ms) | vmapped update, eager (ms) | CUDA graph replay (ms) | bare / eager | "
-          "bare / replay |\n|---|---|---|---|---|---|---|")  # fmt: skip
+    """``--graphs``: the bare loop, and the vmapped update eager and replayed as a CUDA graph; with ``--variants``
+    also bf16 autocast, channels-last inputs and ``torch.compile`` (eager only)."""
+    print("\n| workload | M | variant | bare loop (ms) | vmapped update, eager (ms) | CUDA graph replay (ms) | "
+          "bare / eager | bare / replay |\n|---|---|---|---|---|---|---|---|")  # fmt: skip
     for label, make, cut, M, K, per in (
         ("FedAvg CNN 3x32x32, K=2, B=32", lambda: fedavg_cnn((3, 32, 32)), "3", M_fedavg, 2, 64),
         ("pfl CIFAR-10 CNN, K=5, B=32", pfl_cnn, "2", a.pfl_clients, 5, 160),
     ):
         model, prob = build(make, (3, 32, 32), M, per, cut, a.device)
         bare_t = best_of(bare(model, prob, K, 32), a.repeat, a.device)
-        try:
-            eager, replay = graphed(prob, K, 32, a)
-        except RuntimeError as e:  # a capture that fails says why, and the other rows still run
-            print(f"| {label} | {M} | capture failed: {str(e).splitlines()[0][:150]} |", flush=True)
-            continue
-        print(f"| {label} | {M} | {bare_t * 1e3:.1f} | {eager * 1e3:.1f} | {replay * 1e3:.1f} | "
-              f"{bare_t / eager:.2f} | **{bare_t / replay:.2f}** |", flush=True)  # fmt: skip
+        for variant in ("fp32", *(("bf16", "channels_last", "compile") if a.variants else ())):
+            t0 = time.perf_counter()
+            try:
+                fn = update(prob, K, 32, variant=variant)
+                eager, replay = graphed(fn, a) if variant == "fp32" else (best_of(fn, a.repeat, a.device), math.nan)
+            except Exception as e:  # a variant that fails says why, and the other rows still run
+                print(f"| {label} | {M} | {variant} | failed: {type(e).__name__}: {str(e).splitlines()[0][:120]} |",
+                      flush=True)  # fmt: skip
+                continue
+            note = f" (first call {time.perf_counter() - t0:.0f} s)" if variant == "compile" else ""
+            print(f"| {label} | {M} | {variant}{note} | {bare_t * 1e3:.1f} | {eager * 1e3:.1f} | {replay * 1e3:.1f} | "
+                  f"{bare_t / eager:.2f} | **{bare_t / replay:.2f}** |", flush=True)  # fmt: skip
 
 
 def main() -> None:
@@ -236,6 +253,7 @@ def main() -> None:
     ap.add_argument("--clients", default="10,100", help="M of the FedAvg CNN rows (a quick check: --clients 4)")
     ap.add_argument("--pfl-clients", type=int, default=50)
     ap.add_argument("--graphs", action="store_true", help="only: the vmapped local update eager and as a CUDA graph")
+    ap.add_argument("--variants", action="store_true", help="with --graphs: also bf16, channels-last, torch.compile")
     a = ap.parse_args()
     sizes = [int(m) for m in a.clients.split(",")]
     name = torch.cuda.get_device_name() if a.device.startswith("cuda") else platform.processor() or platform.machine()

@@ -6,6 +6,7 @@
 #   bash benchmarks/gpu.sh            # everything
 #   QUICK=1 bash benchmarks/gpu.sh    # the tests and the smallest benchmark settings (a dry run on the CPU too)
 #   STEPS="cuda-tests batched" bash benchmarks/gpu.sh   # only those steps
+#   VARIANTS=1 STEPS=graphs bash benchmarks/gpu.sh     # the update under bf16, channels-last, torch.compile
 #
 # Each step has its own time limit, so one that hangs cannot eat the others' time; a step that fails is reported
 # and the script goes on. Logs go to $OUT (the device tool's result folder) or /tmp/gpu-out.
@@ -51,11 +52,16 @@ step cuda-tests 240 $PY -m pytest -q -p no:cacheprovider -m cuda -rs "${cuda_tes
 
 if [ -n "$QUICK" ]; then
   step batched 120 $PY benchmarks/bench_batched.py --device "$DEV" --clients 4 --pfl-clients 4 --repeat 1
+  step graphs 120 $PY benchmarks/bench_batched.py --device "$DEV" --graphs --clients 4 --pfl-clients 4 --repeat 1
   [ -f benchmarks/bench_zo.py ] && step zo 120 $PY benchmarks/bench_zo.py --device "$DEV"
   [ -f benchmarks/bench_measure.py ] && step measure 180 $PY benchmarks/bench_measure.py --device "$DEV" --small
 else
   step batched 200 $PY benchmarks/bench_batched.py --device cuda --big --tf32 --profile --repeat 3
-  step graphs 90 $PY benchmarks/bench_batched.py --device cuda --graphs --clients 100 --repeat 3
+  # VARIANTS=1: also bf16 autocast, channels-last and torch.compile of the update (compiling takes about a minute)
+  glimit=60
+  [ -n "${VARIANTS:-}" ] && glimit=240
+  step graphs $glimit $PY benchmarks/bench_batched.py --device cuda --graphs --clients 100 --repeat 3 \
+    ${VARIANTS:+--variants}
   [ -f benchmarks/bench_zo.py ] && step zo 90 $PY benchmarks/bench_zo.py --device cuda --big
   [ -f benchmarks/bench_measure.py ] && step measure 150 $PY benchmarks/bench_measure.py --device cuda
 fi
