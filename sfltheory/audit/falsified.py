@@ -6,9 +6,11 @@ exactly (mean and covariance propagated). A measured / bound ratio above 1 there
 certain. ``verify --worst-case N --out DIR`` writes ``DIR/counterexamples.json`` (one record per result
 searched) and one ``--problem`` file per counterexample; ``verify --tightest R --out DIR`` writes the same
 records (``kind: "tightest"``) for each bound below an exact worst case (:mod:`verify.pipeline.tightest`), with a
-refutation file that ``python -m verify.pep FILE`` replays. ``sfltheory audit --counterexamples DIR`` reads them
-and reports each counterexample as a finding of this check, with the command that replays it. Without that
-option this check finds nothing (it never re-runs training: the theory half does not import torch).
+refutation file that ``python -m verify.pep FILE`` replays; ``python -m verify.pipeline.updaterules --out DIR``
+adds records of kind ``update_rule`` (a printed update that ascends where the analysed one descends, run on a
+quadratic). ``sfltheory audit --counterexamples DIR`` reads them and reports each counterexample as a finding of
+this check, with the command that replays it. Without that option this check finds nothing (it never re-runs
+training: the theory half does not import torch).
 """
 
 from __future__ import annotations
@@ -58,26 +60,30 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     for rec in ctx.counterexamples:
         if rec.get("result") != r.id or not rec.get("counterexample"):
             continue
-        ratio, T, step = float(rec["worst_ratio"]), int(rec["at_T"]), float(rec["step"])
-        if rec.get("kind") == "tightest":  # verify --tightest: an exact worst case (an SDP), a function attains it
-            replay = f"python -m verify.pep {rec['problem_file']}"
-            found = (f"the exact worst case over the assumption class (performance estimation, one client; an L-smooth "
-                     f"function attains it and the trainer replays it) is {ratio:.4g}x the bound at T = {T}, step "
-                     f"{step:.4g}; replay: {replay}")  # fmt: skip
+        if rec.get("kind") == "update_rule":  # verify.pipeline.updaterules: a printed update that ascends
+            lo, hi = rec["interval"]
+            replay = str(rec["command"]).replace(f"--problem {Path(rec['problem_file']).name}",
+                                                 f"--problem {rec['problem_file']}")  # fmt: skip
+            found = (f"the update as printed ({rec['param']}={rec['choice']}) ascends on a quadratic in the assumption "
+                     f"class where the analysed form ({rec['param']}={rec['analysed']}) descends: "
+                     f"log(|grad f(x^T)|^2 / |grad f(x^0)|^2) = {rec['log_ratio']:.3g} (95% interval [{lo:.3g}, "
+                     f"{hi:.3g}] over {rec['seeds']} seeds) against {rec['analysed_log_ratio']:.3g}, T = {rec['T']}; "
+                     f"the bound is about the analysed algorithm, not {rec['algorithm']} as printed; replay: "
+                     f"{replay}")  # fmt: skip
+            witness = {"T": float(rec["T"])}
         else:
-            replay = f"sfltheory verify {r.id} --problem {rec['problem_file']} --T {T}"
-            found = (f"on an exact quadratic in the assumption class the exact left-hand side is {ratio:.4g}x the "
-                     f"bound at T = {T}, step {step:.4g} (the worst of {rec.get('instances', '?')} instances "
-                     f"searched); replay: {replay}")  # fmt: skip
-        out.append(
-            Finding(
-                result=r.id,
-                check="falsified",
-                printed=r.statement,
-                found=found,
-                severity="bound invalid",
-                seed=seed_location(r.provenance),
-                witness={"T": float(T), **({r.step: step} if r.step else {})},
-            )
-        )
+            ratio, T, step = float(rec["worst_ratio"]), int(rec["at_T"]), float(rec["step"])
+            witness = {"T": float(T), **({r.step: step} if r.step else {})}
+            if rec.get("kind") == "tightest":  # verify --tightest: an exact worst case (an SDP) a function attains
+                replay = f"python -m verify.pep {rec['problem_file']}"
+                found = (f"the exact worst case over the assumption class (performance estimation, one client; an "
+                         f"L-smooth function attains it and the trainer replays it) is {ratio:.4g}x the bound at "
+                         f"T = {T}, step {step:.4g}; replay: {replay}")  # fmt: skip
+            else:
+                replay = f"sfltheory verify {r.id} --problem {rec['problem_file']} --T {T}"
+                found = (f"on an exact quadratic in the assumption class the exact left-hand side is {ratio:.4g}x the "
+                         f"bound at T = {T}, step {step:.4g} (the worst of {rec.get('instances', '?')} instances "
+                         f"searched); replay: {replay}")  # fmt: skip
+        out.append(Finding(result=r.id, check="falsified", printed=r.statement, found=found, severity="bound invalid",
+                           seed=seed_location(r.provenance), witness=witness))  # fmt: skip
     return out
