@@ -19,6 +19,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from . import latexcache
 from .builtin import builtin_params, paper_notation
@@ -31,8 +32,13 @@ if TYPE_CHECKING:
 SPELLINGS: dict[str, tuple[str, ...]] = {
     "F": (r"[f(\mathbf x^0)-f(\mathbf x^*)]", r"\mathcal F", r"\mathcal{F}"),
 }
-DROP = (r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\!", r"\,", r"\;", r"\displaystyle")
-ONE_ARG = {r"\sqrt", r"\mathcal", r"\mathbf", r"\bm", r"\tilde", r"\bar", r"\hat", r"\mathrm", r"\text"}
+DROP = (r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\!", r"\,", r"\;", r"\displaystyle", r"\nolimits",
+        r"\limits")  # fmt: skip
+ONE_ARG = {r"\sqrt", r"\mathcal", r"\mathbf", r"\bm", r"\boldsymbol", r"\tilde", r"\bar", r"\hat", r"\mathrm", r"\text",
+           r"\mathbb"}  # fmt: skip
+# typography that does not change what a symbol is: bold (\mathbf x, \bm\theta) and an upright one-letter label
+# (\theta_{\text g}); their one-token argument stands for itself, so \bm{\theta}_{\text{g}} and \theta_g read alike
+PLAIN = {r"\mathbf", r"\bm", r"\boldsymbol", r"\text", r"\mathrm"}
 TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[A-Za-z]|\d+(?:\.\d+)?|\S")
 # a formula's relation, as written -> the Result's relation (None: a relation no hypothesis can state)
 RELATIONS: dict[str, str | None] = {
@@ -104,8 +110,73 @@ def _brace(tok: list[str]) -> list[str]:
     return out
 
 
+def _plain(tok: list[str]) -> list[str]:
+    """``tok`` (braced) with :data:`PLAIN` dropped around a one-token argument, and the brackets of an expectation of
+    a norm dropped (``\\mathbb E[\\|x\\|^2]`` reads as ``\\mathbb E\\|x\\|^2``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tok):
+        if tok[i] in PLAIN and tok[i + 1 : i + 2] == ["{"] and tok[i + 3 : i + 4] == ["}"] and tok[i + 2] not in "{}":
+            out.append(tok[i + 2])
+            i += 4
+            continue
+        out.append(tok[i])
+        i += 1
+    return _unbracket(out)
+
+
+def _unbracket(tok: list[str]) -> list[str]:
+    """``\\mathbb E[\\|x\\|^2]`` (with or without a subscript on E) as ``\\mathbb E\\|x\\|^2``."""
+    for i in range(len(tok) - 3):
+        if tok[i : i + 3] != [r"\mathbb", "{", "E"] or tok[i + 3] != "}":
+            continue
+        j = i + 4
+        if tok[j : j + 2] == ["_", "{"]:
+            j = _group(tok, j + 1)
+        if tok[j : j + 2] == ["[", r"\|"]:
+            end = _close_bracket(tok, j)
+            inner = tok[j + 1 : end]
+            if end < len(tok) and inner[-5:] == [r"\|", "^", "{", "2", "}"] and r"\|" not in inner[1:-5]:
+                return _unbracket([*tok[:j], *inner, *tok[end + 1 :]])
+    return tok
+
+
+def _close_bracket(tok: list[str], i: int) -> int:
+    """Index of the ``]`` that closes the ``[`` at ``tok[i]`` (len(tok) when none does)."""
+    depth = 0
+    for j in range(i, len(tok)):
+        depth += {"[": 1, "]": -1}.get(tok[j], 0)
+        if depth == 0:
+            return j
+    return len(tok)
+
+
+def _digits(tok: list[str]) -> list[str]:
+    """``\\frac14`` is 1/4: an unbraced argument of ``\\frac`` is one character, not the number 14."""
+    out = list(tok)
+    for i, t in enumerate(out):
+        if t == r"\frac" and i + 1 < len(out) and out[i + 1].isdigit() and len(out[i + 1]) > 1:
+            out[i + 1 : i + 2] = [out[i + 1][0], out[i + 1][1:]]
+    return out
+
+
+def _scripts(tok: list[str]) -> list[str]:
+    """``x^{a}_{b}`` as ``x_{b}^{a}`` (braced tokens): one order, so that both spellings match."""
+    out = list(tok)
+    i = 0
+    while i < len(out):
+        if out[i] == "^" and out[i + 1 : i + 2] == ["{"]:
+            j = _group(out, i + 1)
+            if out[j : j + 2] == ["_", "{"]:
+                k = _group(out, j + 1)
+                out[i:k] = [*out[j:k], *out[i:j]]
+        i += 1
+    return out
+
+
 def _prepare(raw: Iterable[str]) -> list[str]:
-    return _brace([r"\frac" if t in (r"\tfrac", r"\dfrac") else t for t in raw if t not in DROP])
+    kept = [r"\frac" if t in (r"\tfrac", r"\dfrac") else t for t in raw if t not in DROP]
+    return _scripts(_plain(_brace(_digits(kept))))
 
 
 def normal(s: str) -> list[str]:
@@ -143,36 +214,62 @@ def spellings(paper: str, notation: tuple[tuple[str, str], ...], params: tuple[P
 def _is_factor(t: str, *, end: bool) -> bool:
     if t.startswith(r"\zeta_") or re.fullmatch(r"\d+(?:\.\d+)?", t):
         return True
-    return t in ((")", "}") if end else ("(",))
+    return t in ((")", "}") if end else ("(", r"\min", r"\max"))
+
+
+def tag(k: int) -> str:
+    """The subscript of the ``k``-th placeholder: a digit, then letters (the Lark grammar reads no ``\\zeta_{10}``)."""
+    if k < 10:
+        return str(k)
+    k -= 10
+    out = ""
+    while True:
+        out = chr(ord("a") + k % 26) + out
+        k = k // 26 - 1
+        if k < 0:
+            return out
 
 
 def _rewrite(tok: list[str], table: Forms) -> tuple[str, dict[str, str]]:
-    """Replace each canonical spelling by a placeholder ``\\zeta_{k}`` and spell every product out (the Lark
-    grammar reads ``L(x)`` as a call); returns the text and placeholder -> canonical name. A token ``@name``
-    (an ASCII canonical name, :func:`parse_formula`) is that name."""
+    """:func:`replace` then :func:`spell`: the text and placeholder -> canonical name."""
+    out, names = replace(tok, table)
+    return spell(out), names
+
+
+def replace(tok: list[str], table: Forms) -> tuple[list[str], dict[str, str]]:
+    """Replace each canonical spelling by a placeholder ``\\zeta_{k}`` (one token); returns the tokens and
+    placeholder -> canonical name. A token ``@name`` (an ASCII canonical name, :func:`parse_formula`) is that name."""
     index: dict[str, int] = {}
     out: list[str] = []
     i = 0
     while i < len(tok):
         if len(tok[i]) > 1 and tok[i][0] == "@":
-            t = rf"\zeta_{{{index.setdefault(tok[i][1:], len(index))}}}"
+            t = rf"\zeta_{{{tag(index.setdefault(tok[i][1:], len(index)))}}}"
             i += 1
         else:
             for pat, name in table:
                 if tuple(tok[i : i + len(pat)]) == pat:
-                    t = rf"\zeta_{{{index.setdefault(name, len(index))}}}"
+                    t = rf"\zeta_{{{tag(index.setdefault(name, len(index)))}}}"
                     i += len(pat)
                     break
             else:
                 t = tok[i]
                 i += 1
+        out.append(t)
+    return out, {f"zeta_{{{tag(k)}}}": name for name, k in index.items()}
+
+
+def spell(tok: list[str]) -> str:
+    """The text of ``tok`` with every product spelled out (the Lark grammar reads ``L(x)`` as a call)."""
+    out: list[str] = []
+    for t in tok:
         if out and _is_factor(out[-1], end=True) and _is_factor(t, end=False):
             out.append(r"\cdot")
         out.append(t)
     text = ""
     for t in out:  # a command needs a space before a letter, nothing else does
         text += (" " if text and re.search(r"\\[A-Za-z]+$", text) and t[:1].isalpha() else "") + t
-    return text, {f"zeta_{{{k}}}": name for name, k in index.items()}
+    return text
 
 
 def summands(text: str) -> list[str]:
@@ -188,10 +285,24 @@ def summands(text: str) -> list[str]:
 
 
 def rhs_segments(statement: str) -> list[str]:
-    """The parts of a printed statement after each top-level relation, cut at trailing definitions."""
+    """The parts of a printed statement after each relation outside braces, brackets and parentheses (not the
+    ``=`` of ``\\sum_{i=0}``), cut at trailing definitions."""
     s = re.split(r",\\ |,\\quad|,\s*\\text", statement)[0]
-    parts = re.split(r"\\leq?(?![A-Za-z])|\\triangleq|(?<![<>])=", s)
-    return parts[1:] if len(parts) > 1 else parts
+    cuts = [(m.start(), m.end()) for m in _SPLIT.finditer(s) if _depth(s, m.start()) == 0]
+    if not cuts:
+        return [s]
+    return [s[a:b] for (_, a), (b, _) in zip(cuts, [*cuts[1:], (len(s), len(s))], strict=True)]
+
+
+_SPLIT = re.compile(r"\\leq?(?![A-Za-z])|\\triangleq|(?<![<>])=")
+
+
+def _depth(s: str, end: int) -> int:
+    """How many groups ``({[`` are open at ``s[end]`` (escaped braces and ``\\{`` delimiters count too)."""
+    depth = 0
+    for ch in s[:end]:
+        depth += {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}.get(ch, 0)
+    return depth
 
 
 # constructs no canonical formula contains: a statement with one is not comparable (checked before parsing,
@@ -219,10 +330,19 @@ def _to_sympy_user(latex: str, notation: tuple[tuple[str, str], ...], params: tu
 
 @cache
 def _to_sympy(latex: str, paper: str, notation: tuple[tuple[str, str], ...], params: tuple[Param, ...]) -> sp.Expr:
-    bad = [u for u in UNREADABLE if u in latex]
+    table = spellings(paper, notation, params)
+    tokens, names = replace(normal(latex), table)
+    check_readable(tokens)
+    return parse_text(spell(tokens), names, table, latex)
+
+
+def check_readable(tokens: Iterable[str]) -> None:
+    """Raise :class:`LatexError` when ``tokens`` (canonical spellings replaced) hold a construct of
+    :data:`UNREADABLE`: what is left of a norm or an expectation is no canonical quantity."""
+    text = "".join(tokens)
+    bad = [u for u in UNREADABLE if u.replace(" ", "") in text]
     if bad:
         raise LatexError(f"uses {bad[0]}, which no canonical formula contains")
-    return _parse(normal(latex), spellings(paper, notation, params), latex)
 
 
 def forget() -> None:
@@ -235,11 +355,16 @@ def forget() -> None:
 def _parse(tokens: list[str], table: Forms, original: str, *, user: bool = False) -> sp.Expr:
     """Parse ``tokens`` summand by summand. ``user``: a user's formula, whose errors name the place and the close
     matches (the audit's messages are shorter: it only records why a statement is not comparable)."""
+    text, names = _rewrite(tokens, table)
+    return parse_text(text, names, table, original, user=user)
+
+
+def parse_text(text: str, names: Mapping[str, str], table: Forms, original: str, *, user: bool = False) -> sp.Expr:
+    """Parse ``text`` (placeholders for the canonical names ``names``, products spelled out) summand by summand."""
     try:
         from sympy.parsing.latex import parse_latex
     except ImportError as e:  # pragma: no cover - sympy without the parser
         raise LatexError(f"SymPy's LaTeX parser is unavailable ({e})") from None
-    text, names = _rewrite(tokens, table)
     if user and re.search(r"[+\-]\s*(?:[+]|$)", text):  # '2+' would read as 2: the summands drop the empty one
         raise MalformedLatex(original.strip()[-24:], "an operator with nothing after it")
     parts = []
@@ -270,11 +395,10 @@ def _parse(tokens: list[str], table: Forms, original: str, *, user: bool = False
             raise UnknownSymbol(s.name, _close(s.name, table))
         else:
             raise LatexError(f"'{s.name}' is no canonical parameter")
-    if user:
-        from sympy.core.function import AppliedUndef
-
-        for f in expr.atoms(AppliedUndef):
+    for f in expr.atoms(AppliedUndef):
+        if user:
             raise UnknownSymbol(type(f).__name__, _close(type(f).__name__, table))
+        raise LatexError(f"'{type(f).__name__}' is no canonical parameter")
     return sp.sympify(expr.subs(table_, simultaneous=True))
 
 

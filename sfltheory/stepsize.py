@@ -40,6 +40,7 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
+from . import solvecache
 from . import vocabulary as vocab
 from .errors import NoBoundError, ParameterError
 from .evaluate import HypothesisCheck, as_result, check_hypothesis, merge_params, resolve
@@ -168,15 +169,20 @@ def _step_solutions(r: Result, step: str) -> dict[str, tuple[sp.Expr, ...] | Non
     s = vocab.symbol(step)
     out: dict[str, tuple[sp.Expr, ...] | None] = {}
     for h in _step_hypotheses(r, step):
-        diff = sp.simplify(-_slack_in_step(r, h, step))
-        if s not in diff.free_symbols:
-            out[h.name] = ()
-            continue
-        try:
-            roots = sp.solve(diff, s)
-        except (NotImplementedError, ValueError):
-            roots = None
-        out[h.name] = tuple(roots) if roots else None
+        slack = _slack_in_step(r, h, step)
+
+        def solve(slack: sp.Expr = slack) -> tuple[sp.Expr, ...] | None:
+            diff = sp.simplify(-slack)
+            if s not in diff.free_symbols:
+                return ()
+            try:
+                roots = sp.solve(diff, s)
+            except (NotImplementedError, ValueError):
+                return None
+            return tuple(roots) if roots else None
+
+        # kept on disk between runs (solvecache): these solves were 14 s of a 35 s catalogue audit
+        out[h.name] = solvecache.cached(solvecache.key("step roots", slack, s), solve)
     return out
 
 

@@ -4,7 +4,8 @@ The main-text statement against each other edition (appendix restatement, the pr
 that bounds the same quantity: which terms differ, and which bound is tighter and by how much at the
 points drawn for the statement; where the bounds agree, which step sizes each allows. A proof that derives
 more than the statement prints means the statement's constant is off (or, unbounded, the bound invalid);
-a statement looser than its proof, or stricter in its step size, is cosmetic.
+a statement looser than its proof, or stricter in its step size, is cosmetic; a statement that allows steps another
+edition of it does not (its proof's, or its appendix restatement's condition) leaves a condition unstated.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _pair(r: Result, e: Result, ctx: Context) -> Finding | None:
     if ee is None:
         return None
     idx = np.flatnonzero(keep)
-    mask = s.applies[keep]
+    mask = s.admissible[keep]
     if not mask.any():
         return None
     mine = np.broadcast_to(np.asarray(s.ev.value, dtype=float), (s.size,))[keep]
@@ -115,8 +116,12 @@ def _steps(r: Result, e: Result, point: dict[str, float]) -> tuple[Severity, str
     if not (np.isfinite(a) and np.isfinite(b)) or np.isclose(a, b, rtol=1e-9):
         return None
     if a > b:
-        sev: Severity = "unstated condition" if proof_like(e) else "cosmetic"
-        return sev, f"same bound; {r.id} allows {r.step} up to {a:.6g}, {e.id} only up to {b:.6g} ({a / b:.4g}x)"
+        # the statement allows steps another edition of it (the proof, or the appendix restating it) does not: the
+        # statement leaves a condition out, whichever edition prints it
+        return (
+            "unstated condition",
+            f"same bound; {r.id} allows {r.step} up to {a:.6g}, {e.id} only up to {b:.6g} ({a / b:.4g}x)",
+        )
     return (
         "cosmetic",
         f"same bound; {r.id} allows {r.step} up to {a:.6g}, {e.id} up to {b:.6g}: the statement is stricter",

@@ -3,20 +3,28 @@
 A result's parameters split into those a user gives (drawn here, log-uniformly over many orders of
 magnitude) and those its defaults derive (a corollary's step size, split, smoothing radius; ``d = d_c + d_s``).
 The step a result constrains is drawn as a fraction of the largest step its conditions allow, the boundary
-itself included, so the points cover its admissible region. Counts derived by a rule (d_c = sqrt(d/tau)) are
-rounded, as a real model's are, and then given explicitly, so every point re-evaluates through
-``sfltheory bound`` to the same numbers.
+itself included, so the points cover its admissible region. Counts derived by a rule that rounds (rounds to
+reach epsilon) are rounded as the rule says and then given explicitly, so every point re-evaluates through
+``sfltheory bound`` to the same numbers; a closed form the paper treats as a real number (a corollary's split
+d_c = sqrt(d/tau), rounding "none") is kept exact, as the paper's choice is: a witness drawn there is the paper's own
+choice, not an integer rounding of it.
+
+Every check honours every condition a result and its proof state (:func:`honoured`): a point where a proof's own
+condition fails (Corollary 4.4's tau <= d_s) is no point where the proof's bound is claimed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from .. import defaults, lexicon
+from ..defaults import Default, firing_order
 from ..errors import SflTheoryError
 from ..evaluate import Evaluation, evaluate, resolve
 from ..result import Result
@@ -139,6 +147,20 @@ def raising(fn: Callable[[dict[str, Any]], Any], values: Mapping[str, np.ndarray
     return bad
 
 
+HONOURED_SOURCES = ("statement", "proof")
+
+
+def honoured(ev: Evaluation, n: int) -> np.ndarray:
+    """Per point of ``ev`` (``n`` points): the bound applies (:attr:`sfltheory.evaluate.Evaluation.applies`: the
+    statement's conditions hold, the bound is not void) and every condition its proof prints holds too. The
+    conditions we derived ourselves (``implicit``) are not the paper's and are left to the ``together`` check."""
+    out = np.broadcast_to(np.asarray(ev.applies, dtype=bool), (n,)).copy()
+    for h in ev.hypotheses:
+        if h.source in HONOURED_SOURCES:
+            out &= np.broadcast_to(np.asarray(h.holds, dtype=bool), (n,))
+    return out & np.isfinite(np.broadcast_to(np.asarray(ev.value, dtype=float), (n,)))
+
+
 @dataclass
 class Sample:
     """Points of one result: what is given (``given``) and the evaluation there (arrays, one per point)."""
@@ -170,6 +192,64 @@ class Sample:
         """Per point: every condition the statement prints holds and the bound is finite."""
         a = np.broadcast_to(np.asarray(self.ev.statement_holds, dtype=bool), (self.size,))
         return a & np.isfinite(np.broadcast_to(self.ev.value, (self.size,)))
+
+    @property
+    def admissible(self) -> np.ndarray:
+        """Per point: the bound applies and every condition the statement and the proof print holds
+        (:func:`honoured`)."""
+        return honoured(self.ev, self.size)
+
+
+@cache
+def inverse(rule: Default, name: str) -> Callable[..., Any] | None:
+    """``rule``'s closed form solved for the input ``name``: a function of the target's value and the rule's other
+    inputs (in sorted order) giving ``name``; None when SymPy finds no single positive solution."""
+    target = sp.Symbol("_target", positive=True)
+    x = next(s for s in rule.expr.free_symbols if s.name == name)
+    sols = [v for v in sp.solve(sp.Eq(rule.expr, target), x) if v.is_positive is not False]
+    if len(sols) != 1:
+        return None
+    others = sorted((s for s in rule.expr.free_symbols if s.name != name), key=lambda s: s.name)
+    return sp.lambdify([target, *others], sols[0], modules="numpy")
+
+
+def exact_choices(r: Result, given: dict[str, np.ndarray], values: Mapping[str, Any], derived: Iterable[str]) -> bool:
+    """Make every count ``r``'s own rules derive in closed form, as a real number (rounding "none": Corollary 4.2's
+    split d_c = sqrt(d/tau)), land on a whole number exactly: the nearest whole value is taken and one drawn whole
+    input of the rule (d) solved for it (d = tau d_c^2), so the paper's choice holds exactly at the point and the
+    theorem it came from accepts the split. Points where the solved input is not whole keep their value. Returns
+    whether ``given`` changed."""
+    changed = False
+    for rule in firing_order(r.defaults, given):
+        if rule.rounding != "none" or rule not in r.defaults or rule.name not in derived or rule.name not in values:
+            continue
+        v = np.asarray(values[rule.name], dtype=float)
+        if np.all(v == np.round(v)):
+            continue
+        inputs = sorted(n for n in rule.reads if n in given and lexicon.is_known(n) and lexicon.get(n).integer)
+        for name in inputs:
+            fn = inverse(rule, name)
+            if fn is None:
+                continue
+            others = [given[n] if n in given else values[n] for n in sorted(rule.reads - {name})]
+            with np.errstate(all="ignore"):
+                x = np.asarray(fn(np.maximum(np.round(v), 1.0), *others), dtype=float)
+            whole = np.isfinite(x) & (x >= 1) & (x == np.round(x)) & (x < 1e15)
+            given[name] = np.where(whole, x, given[name])
+            changed = True
+            break
+    return changed
+
+
+def exact_split(r: Result) -> set[str]:
+    """The counts ``r``'s own rules derive in closed form as a real number (rounding "none": Corollary 4.2's
+    d_c = sqrt(d/tau)) and the whole counts those rules read: held together, as drawn (:func:`exact_choices`), so a
+    search that moves one of them alone does not leave the paper's choice for an integer rounding of it."""
+    out: set[str] = set()
+    for rule in r.defaults:
+        if rule.rounding == "none" and lexicon.is_known(rule.name) and lexicon.get(rule.name).integer:
+            out |= {rule.name} | {n for n in rule.reads if lexicon.is_known(n) and lexicon.get(n).integer}
+    return out
 
 
 def draw(
@@ -207,8 +287,21 @@ def draw(
         given = subset(given, keep)
         values = out[0]
         m = int(keep.sum())
+        if exact_choices(r, given, values, derived_counts):
+            out, keep = robust(lambda v: resolve(r, v), given)
+            if out is None:
+                return None
+            given, values, m = subset(given, keep), out[0], int(keep.sum())
+        exact = {d.name for d in firing_order(r.defaults, given) if d.rounding == "none"}
         for k in derived_counts:
             v = np.broadcast_to(np.asarray(values.get(k, 1.0), dtype=float), (m,))
+            if k in exact:
+                # the paper's closed form, a real number, kept exact: given only where it is whole but for the last
+                # ulp of its float evaluation (sqrt(d)/sqrt(tau) at d = tau d_c^2), so a theorem accepts the split
+                near = np.round(v)
+                if k in values and np.any(v != near) and np.all(np.abs(v - near) <= 1e-9 * np.maximum(1.0, near)):
+                    given[k] = near
+                continue
             if k in values and np.any(v != np.round(v)):
                 given[k] = np.maximum(np.round(v), 1.0)
         # a rounded count must keep d = d_c + d_s: give d_s only through the generic relation

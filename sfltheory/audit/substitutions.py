@@ -1,10 +1,17 @@
 """Check 8: silent substitutions.
 
 A parameter with a default (a fixed eta_g = 1 or P = 1, a corollary's step size or smoothing radius) that the
-bound does not contain was baked into it. Given another value, evaluation must use it or refuse it (a
-condition of the statement fails); it must never report that the bound applies for a value it did not use.
-Severity from a reference where the parameter is not baked in (the parent, or another edition): the bound
-grows there -> bound invalid; it shrinks -> cosmetic; no reference -> unstated condition.
+bound does not contain was baked into it. Given another value that evaluation accepts as applying while returning
+the bound unchanged, is that the paper's claim or only the encoding's?
+
+* the statement's own conditions allow the value (Corollary 4.2's lambda^2 <= 1/(sqrt(tau T) d^{5/2} L) allows a
+  smaller lambda): the paper claims its printed bound there. Against a reference whose bound contains the parameter
+  (the parent, or another edition): where the reference grows, the printed bound, derived at the default, does not
+  cover the value: a paper erratum, ``bound invalid``. Where it shrinks, the paper's '<=' is harmless: no finding.
+* no condition of the statement reads the parameter (Theorem 2's display (62) is written in eta, its coupling
+  eta_c = 4 eta printed in the proof only), or no reference can tell: evaluation accepting the value is the
+  package's own handling, not the paper's. That is a note about the encoding, recorded as a skip, never filed as
+  a paper erratum.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from ..errors import SflTheoryError
 from ..evaluate import evaluate
 from ..result import Result
 from .context import Context, seed_location
-from .findings import Finding, Reevaluation, Severity
+from .findings import Finding, Reevaluation
 from .lineage import editions_of
 
 
@@ -38,21 +45,30 @@ def _reference(r: Result, name: str, ctx: Context) -> Result | None:
     return None
 
 
-def _severity(ref: Result | None, before: dict[str, float], after: dict[str, float]) -> Severity:
-    if ref is None:
-        return "unstated condition"
+def _grows(ref: Result, before: dict[str, float], after: dict[str, float]) -> bool | None:
+    """Whether ``ref``'s bound is larger at ``after`` than at ``before`` (None: it cannot be evaluated there)."""
     try:
         a = float(evaluate(ref, {k: v for k, v in before.items() if k in ref.parameters()}).value)
         b = float(evaluate(ref, {k: v for k, v in after.items() if k in ref.parameters()}).value)
     except SflTheoryError:
-        return "unstated condition"
-    return "bound invalid" if b > a * (1 + 1e-9) else "cosmetic"
+        return None
+    return b > a * (1 + 1e-9)
+
+
+def stated_names(r: Result) -> set[str]:
+    """The names a condition of ``r``'s statement reads: the values the paper itself says its bound holds for."""
+    out: set[str] = set()
+    for h in r.hypotheses:
+        if h.source == "statement":
+            out |= {s.name for s in h.lhs.free_symbols | h.rhs.free_symbols}
+    return out
 
 
 def check(r: Result, ctx: Context) -> list[Finding]:
-    """The substitutions check on ``r``: one finding per parameter with a non-trivial default that the bound does
-    not contain and that evaluation accepts, at another value, as applying while returning the bound unchanged
-    (severity from a reference, the parent or another edition, whose bound contains the parameter)."""
+    """The substitutions check on ``r``: one finding (``bound invalid``) per parameter with a non-trivial default that
+    the bound does not contain, that the statement's conditions allow at another value where evaluation reports the
+    bound unchanged, and where a reference whose bound contains it (the parent, or another edition) is larger; an
+    encoding note (a skip) where the paper's statement does not speak to the value."""
     if not r.explicit:
         return []
     in_bound = {s.name for s in r.bound_expr.free_symbols}
@@ -61,13 +77,14 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     if not names:
         return []
     s = ctx.sample(r)
-    if s is None or not s.applies.any():
+    if s is None or not s.admissible.any():
         ctx.skip(r, "substitutions", "the bound applies at none of the points drawn")
         return []
-    i = int(np.flatnonzero(s.applies)[0])
+    i = int(np.flatnonzero(s.admissible)[0])
     base = s.point(i)
     resolved = s.resolved(i)
     value = s.value(i)
+    stated = stated_names(r)
     out = []
     for name in names:
         if name in base or name not in resolved:
@@ -83,17 +100,35 @@ def check(r: Result, ctx: Context) -> list[Finding]:
                 continue
             ref = _reference(r, name, ctx)
             after = {k: float(x) for k, x in ev.params.items()}
+            grows = _grows(ref, resolved, after) if ref is not None and name in stated else None
+            if grows is None or ref is None:
+                ctx.skip(
+                    r,
+                    "substitutions",
+                    f"encoding note, not a paper erratum: given {name} = {v:.6g}, evaluation reports that the bound "
+                    f"applies at its value for the default {name} = {resolved[name]:.6g}, which the bound does not "
+                    "contain; "
+                    + (
+                        f"no condition of the statement reads {name}: the value is the package's handling"
+                        if name not in stated
+                        else f"no reference bound containing {name} tells whether the printed bound covers it"
+                    ),
+                )
+                break
+            if not grows:
+                break  # the statement allows the value and the bound it was derived from only shrinks: harmless
             out.append(
                 Finding(
                     result=r.id,
                     check="substitutions",
                     printed=f"{name} = {next(d.expr for d in r.defaults if d.name == name)}",
                     found=(
-                        f"given {name} = {v:.6g}, evaluation reports that the bound applies and returns "
-                        f"{float(ev.value):.6g}, the value at the default {name} = {resolved[name]:.6g}: the bound "
-                        f"does not contain {name}" + (f" (in {ref.id} it does)" if ref is not None else "")
+                        f"given {name} = {v:.6g}, which the statement's conditions allow, evaluation reports that the "
+                        f"bound applies and returns {float(ev.value):.6g}, the value at the default {name} = "
+                        f"{resolved[name]:.6g}: the bound does not contain {name}, and {ref.id}, which does, is "
+                        "larger there"
                     ),
-                    severity=_severity(ref, resolved, after),
+                    severity="bound invalid",
                     seed=seed_location(r.provenance),
                     witness=trial,
                     reevaluations=(

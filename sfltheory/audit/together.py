@@ -15,6 +15,7 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
+from .. import solvecache
 from .. import vocabulary as vocab
 from ..defaults import firing_order
 from ..evaluate import Evaluation
@@ -63,11 +64,17 @@ def _solved(r: Result, h: Hypothesis) -> tuple[str, sp.Expr, sp.Expr] | None:
         x = vocab.symbol(name)
         if x not in gap.free_symbols:
             continue
-        try:
-            roots = [z for z in sp.solve(sp.Eq(sp.together(gap), 0), x) if z.is_real is not False]
-        except (NotImplementedError, ValueError, TypeError):
-            return None
-        return (name, sp.simplify(roots[0]), gap) if len(roots) == 1 else None
+
+        def solve(x: sp.Symbol = x) -> tuple[sp.Expr, ...] | None:
+            try:
+                roots = [z for z in sp.solve(sp.Eq(sp.together(gap), 0), x) if z.is_real is not False]
+            except (NotImplementedError, ValueError, TypeError):
+                return None
+            return (sp.simplify(roots[0]),) if len(roots) == 1 else None
+
+        # kept on disk between runs (sfltheory.solvecache): 7 s of a 35 s catalogue audit
+        root = solvecache.cached(solvecache.key("together root", gap, x), solve)
+        return (name, root[0], gap) if root else None
     return None
 
 
