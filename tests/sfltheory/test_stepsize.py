@@ -111,6 +111,7 @@ def test_the_plain_cubic_agrees_with_heron_sfl_lemma4() -> None:
 # ---- roots are checked; bisection is the fallback; the path is reported ---------------------------------------------
 def test_a_planted_wrong_root_is_rejected_and_bisection_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     # eta L <= 1: the true boundary is 1/L; SymPy is made to answer 2/L
+    monkeypatch.setenv("SFLTHEORY_CACHE", "off")  # a planted answer must not be read from, or left in, the disk cache
     monkeypatch.setattr(sympy, "solve", lambda *a, **k: [2 / L])
     r = result(step_branch("eta L<=1", eta * L, 1, r"\eta L\le1", where="synthetic"))
     sc = st.max_step(r, L=4)
@@ -119,6 +120,7 @@ def test_a_planted_wrong_root_is_rejected_and_bisection_is_reported(monkeypatch:
 
 
 def test_a_planted_complex_root_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SFLTHEORY_CACHE", "off")  # a planted answer must not be read from, or left in, the disk cache
     monkeypatch.setattr(sympy, "solve", lambda *a, **k: [(1 + sympy.I) / L])
     r = result(step_branch("eta L<=1", eta * L, 1, r"\eta L\le1", where="synthetic"))
     sc = st.max_step(r, L=2)
@@ -127,6 +129,7 @@ def test_a_planted_complex_root_is_rejected(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_a_root_right_at_some_points_only_mixes_the_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     # 1/L^2 is the boundary of eta L <= 1 at L = 1 only: checked there, bisected elsewhere
+    monkeypatch.setenv("SFLTHEORY_CACHE", "off")  # a planted answer must not be read from, or left in, the disk cache
     monkeypatch.setattr(sympy, "solve", lambda *a, **k: [1 / L**2])
     r = result(step_branch("eta L<=1", eta * L, 1, r"\eta L\le1", where="synthetic"))
     sc = st.max_step(r, L=np.array([1.0, 2.0, 8.0]))
