@@ -98,11 +98,13 @@ def _readable(tok: list[str]) -> None:
     left = [u for u in LEFT if u.replace(" ", "") in "".join(tok)]
     if left:
         raise LatexError(f"uses {left[0]}, which no canonical formula contains")
+    # the balance first: a printed extra parenthesis (cut_layer Proposition 1, seed 003 line 138) is what a reader
+    # must be told, before anything it may hide
+    if tok.count("(") != tok.count(")"):
+        raise LatexError("its parentheses do not balance as printed")
     calls = [a for a, b in pairwise(tok) if b == "(" and re.fullmatch(r"[A-Za-z]", a)]
     if calls:
         raise LatexError(f"uses {calls[0]}(...), a value no canonical name holds")
-    if tok.count("(") != tok.count(")"):
-        raise LatexError("its parentheses do not balance as printed")
 
 
 def _applies(labels: Sequence[str], label: str) -> bool:
