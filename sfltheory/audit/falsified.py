@@ -29,6 +29,18 @@ FORMAT = "sfltheory.counterexamples/1"
 FILE = "counterexamples.json"
 
 
+def records_in(f: Path, option: str, note: str = "") -> list[Any]:
+    """The records of the ``counterexamples.json`` file ``f``, or a ParameterError naming ``option`` (the message
+    ending in ``note``) where it is not JSON or not of :data:`FORMAT`."""
+    try:
+        doc = json.loads(f.read_text())
+    except ValueError:
+        raise ParameterError(option, f"{f} is not JSON{note}") from None
+    if not isinstance(doc, Mapping) or doc.get("format") != FORMAT:
+        raise ParameterError(option, f"{f} is not a {FORMAT} record{note}")
+    return list(doc.get("results", []))
+
+
 def load(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
     """The worst-case records in ``paths`` (a ``counterexamples.json`` or the folder holding it), each with the
     absolute path of its problem file."""
@@ -38,13 +50,7 @@ def load(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
         f = p / FILE if p.is_dir() else p
         if not f.is_file():
             raise ParameterError("--counterexamples", f"no {FILE} at {p} (write one with verify --worst-case N --out)")
-        try:
-            doc = json.loads(f.read_text())
-        except ValueError:
-            raise ParameterError("--counterexamples", f"{f} is not JSON") from None
-        if not isinstance(doc, Mapping) or doc.get("format") != FORMAT:
-            raise ParameterError("--counterexamples", f"{f} is not a {FORMAT} record")
-        for rec in doc.get("results", []):
+        for rec in records_in(f, "--counterexamples"):
             rec = dict(rec)
             if rec.get("problem_file"):
                 rec["problem_file"] = str((f.parent / rec["problem_file"]).resolve())

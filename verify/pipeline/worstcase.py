@@ -22,6 +22,7 @@ import numpy as np
 
 import sfltheory as st
 from sfltheory.atomic import write_atomic
+from sfltheory.audit.falsified import FILE, FORMAT
 from sfltheory.errors import ParameterError
 from sfltheory.experiments import experiment, lhs_quantity
 from verify.problems import QuadraticProblem
@@ -142,6 +143,6 @@ def save_worst_cases(found: list[WorstCase], out: str | Path, refutations: Seque
             w.save_problem(d / name)
             rec["problem_file"] = name
         records.append({k: v for k, v in rec.items() if k not in ("problem", "ratios")})
-    path = d / "counterexamples.json"
-    write_atomic(path, json.dumps({"format": "sfltheory.counterexamples/1", "results": records}, indent=1) + "\n")
+    path = d / FILE
+    write_atomic(path, json.dumps({"format": FORMAT, "results": records}, indent=1) + "\n")
     return path
