@@ -8,8 +8,11 @@ searched) and one ``--problem`` file per counterexample; ``verify --tightest R -
 records (``kind: "tightest"``) for each bound below an exact worst case (:mod:`verify.pipeline.tightest`), with a
 refutation file that ``python -m verify.pep FILE`` replays; ``python -m verify.pipeline.updaterules --out DIR``
 adds records of kind ``update_rule`` (a printed update that ascends where the analysed one descends, run on a
-quadratic). ``sfltheory audit --counterexamples DIR`` reads them and reports each counterexample as a finding of
-this check, with the command that replays it. Without that option this check finds nothing (it never re-runs
+quadratic) and ``python -m verify.pipeline.lemmas --out DIR`` records of kind ``lemma`` (a lemma or one-round
+inequality whose exact left-hand side exceeds its bound on a quadratic: "bound invalid" inside the class the
+proof assumes, "unstated condition" where it fails only in the class the paper prints). ``sfltheory audit
+--counterexamples DIR`` reads them and reports each counterexample as a finding of this check, with the command
+that replays it. Without that option this check finds nothing (it never re-runs
 training: the theory half does not import torch).
 """
 
@@ -23,7 +26,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..result import Result
 from .context import Context, seed_location
-from .findings import Finding
+from .findings import Finding, Severity
 
 FORMAT = "sfltheory.counterexamples/1"
 FILE = "counterexamples.json"
@@ -66,7 +69,21 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     for rec in ctx.counterexamples:
         if rec.get("result") != r.id or not rec.get("counterexample"):
             continue
-        if rec.get("kind") == "update_rule":  # verify.pipeline.updaterules: a printed update that ascends
+        severity: Severity = "bound invalid"
+        if rec.get("kind") == "lemma":  # verify.pipeline.lemmas: a lemma's exact left-hand side above its bound
+            replay = str(rec["command"]).replace(Path(rec["problem_file"]).name, rec["problem_file"])
+            printed = rec.get("class") == "as printed"
+            severity = "unstated condition" if printed else "bound invalid"
+            differs = "; ".join(rec.get("differs", ()))
+            cls = (f"in the class as printed ({differs}; inside every condition the proof uses it holds)" if printed
+                   else "inside the assumption class and every condition")  # fmt: skip
+            how = (f"the exact left-hand side is {rec['lhs']:.4g}" if not rec.get("samples") else
+                   f"the left-hand side is {rec['lhs']:.4g} by Monte Carlo ({rec['samples']} runs; its one-sided 99.9% "
+                   f"lower limit {rec['lhs_low']:.4g})")  # fmt: skip
+            found = (f"on an exact quadratic {cls}, {rec['algorithm']}: {how} against the bound {rec['bound']:.4g} "
+                     f"(the worst of {rec['instances']} instances); replay: {replay}")  # fmt: skip
+            witness = {k: float(v) for k, v in rec["params"].items()}
+        elif rec.get("kind") == "update_rule":  # verify.pipeline.updaterules: a printed update that ascends
             lo, hi = rec["interval"]
             replay = str(rec["command"]).replace(f"--problem {Path(rec['problem_file']).name}",
                                                  f"--problem {rec['problem_file']}")  # fmt: skip
@@ -90,6 +107,6 @@ def check(r: Result, ctx: Context) -> list[Finding]:
                 found = (f"on an exact quadratic in the assumption class the exact left-hand side is {ratio:.4g}x the "
                          f"bound at T = {T}, step {step:.4g} (the worst of {rec.get('instances', '?')} instances "
                          f"searched); replay: {replay}")  # fmt: skip
-        out.append(Finding(result=r.id, check="falsified", printed=r.statement, found=found, severity="bound invalid",
+        out.append(Finding(result=r.id, check="falsified", printed=r.statement, found=found, severity=severity,
                            seed=seed_location(r.provenance), witness=witness))  # fmt: skip
     return out

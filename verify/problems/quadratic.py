@@ -155,7 +155,9 @@ class QuadraticProblem(Problem):
     @classmethod
     def from_dict(cls, raw: Any, **kw: Any) -> QuadraticProblem:
         """The problem a parsed quadratic JSON object describes (the format of :meth:`from_file`, plus optional ``name``
-        and ``noise``); a ``ParameterError`` naming ``problem.file`` for a missing, unknown or ill-typed field."""
+        and ``noise``, and ``lemma``: the settings of a lemma check's witness, :mod:`verify.pipeline.lemmas`, which
+        describe where the instance came from and do not change the problem); a ``ParameterError`` naming
+        ``problem.file`` for a missing, unknown or ill-typed field."""
         if not isinstance(raw, dict):
             raise ParameterError("problem.file", "must be a JSON object with kind, H, shifts, x0, d_c, sigma2")
         if raw.get("kind") != "quadratic":
@@ -163,7 +165,7 @@ class QuadraticProblem(Problem):
         missing = [k for k in ("H", "shifts", "x0", "d_c", "sigma2") if k not in raw]
         if missing:
             raise ParameterError("problem.file", f"field '{missing[0]}' is missing")
-        unknown = sorted(set(raw) - {"kind", "H", "shifts", "x0", "d_c", "sigma2", "name", "noise"})
+        unknown = sorted(set(raw) - {"kind", "H", "shifts", "x0", "d_c", "sigma2", "name", "noise", "lemma"})
         if unknown:
             raise ParameterError("problem.file", f"unknown field '{unknown[0]}'")
         if not isinstance(raw["sigma2"], int | float) or isinstance(raw["sigma2"], bool):
