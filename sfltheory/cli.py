@@ -20,7 +20,7 @@ from typing import Any
 
 from .audit.cli import register as register_audit
 from .cliargs import EXIT_USAGE, EXIT_WRITE_FAILED, Parser
-from .commands import bounds, catalogue, cuts, figures, planning
+from .commands import bounds, catalogue, cuts, figures, planning, tables
 from .commands.cuts import ModelCuts
 from .errors import ParameterError, SflTheoryError
 from .outputs import WriteFailed
@@ -68,6 +68,7 @@ def build_parser(register: Register | None = None, model_cuts: ModelCuts | None 
     cuts.register(sub, model_cuts)
     planning.register(sub, model_cuts)  # plan, compare
     figures.register(sub)
+    tables.register(sub)
     register_audit(sub)
     (register or _register_placeholders)(sub)
     return p

@@ -42,6 +42,11 @@ FIGURES: dict[str, str] = {
     "wallclock_tau": "MU-SplitFed wall-clock time to eps with stragglers against tau, eq. (12) and the time model",
     "errata_mu_splitfed": "MU-SplitFed as printed vs as its appendix and proofs derive it (Thm 4.1, Thm 4.3, Cor. 4.4)",
     "errata_heron_sfl": "HERON-SFL Theorem 2's error floor as printed in (15)/(65) vs as the proof's (62) gives it",
+    "seed_mu_table2": "MU-SplitFed Table 2: SplitServer cost and rounds to eps against tau, one line per row",
+    "seed_sl_table4": "SL non-IID Table 4: floats per round against N, E and the cut, printed totals vs summed clients",
+    "seed_heron_remark2": "HERON-SFL Remark 2: T_eps against d, h, N, B, shaded where Theorem 1's conditions hold",
+    "seed_sl_K_eta_g": "SL non-IID Sec. 4.2: Theorem 1's bound against K (optimal K) and Corollary 1's against eta_g",
+    "seed_sfl_aux_window": "sfl_aux Theorems 1 and 3 against the window l (client and server side)",
 }
 
 

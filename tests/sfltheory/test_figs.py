@@ -10,6 +10,7 @@ import pytest
 
 from sfltheory import figs
 from sfltheory.plan import load_blocks
+from sfltheory.seedtables.catalogue import TABLES
 from verify.app import main
 
 
@@ -20,9 +21,17 @@ def test_every_figure_regenerates_as_valid_png_and_pdf(tmp_path: Path, capsys: p
     out = capsys.readouterr().out.splitlines()
     assert rc == 0
     expected = {f"{n}{ext}" for n in figs.FIGURES for ext in (".png", ".pdf")}
-    assert {p.name for p in tmp_path.iterdir()} == expected  # and no temporary files left behind
-    assert sorted(line.split("/")[-1] for line in out[:-1]) == sorted(expected)
-    assert out[-1].startswith(f"{len(expected)} files ({len(figs.FIGURES)} figures) in ")
+    tables = {f"{t}.{ext}" for t in TABLES for ext in ("md", "csv", "tex")} | {"index.md"}
+    assert {p.name for p in tmp_path.iterdir()} == expected | {"tables", "gallery.html"}  # no temporary files left
+    assert {p.name for p in (tmp_path / "tables").iterdir()} == tables
+    assert sorted(line.split("/")[-1] for line in out[:-1]) == sorted([*expected, *tables, "gallery.html"])
+    n = len(expected) + len(tables) + 1
+    assert out[-1].startswith(f"{n} files ({len(figs.FIGURES)} figures and the gallery) in ")
+    page = (tmp_path / "gallery.html").read_text()
+    for name in figs.FIGURES:  # every figure shown by its own image, every table linked
+        assert f'<img src="{name}.png"' in page, name
+    for t in TABLES:
+        assert f'href="tables/{t}.md"' in page, t
     for name in figs.FIGURES:
         png = image.imread(tmp_path / f"{name}.png")
         assert png.ndim == 3 and min(png.shape[:2]) > 100, name
