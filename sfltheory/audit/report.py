@@ -1,4 +1,5 @@
-"""The audit as text, JSON and Markdown, with a summary per paper and per check."""
+"""The audit as text, JSON and Markdown, with a summary per paper and per check, and its findings grouped by root
+cause (:mod:`sfltheory.audit.rootcause`: one error in a paper and the findings it causes)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from ..registry import paper_keys
 from .findings import CHECK_TITLES, CHECKS, SEVERITIES, Finding
+from .rootcause import RootCause, group
 from .runner import Audit
 
 SEEDS = "shared/seeds"  # where the seed files live in a checkout that has them
@@ -29,7 +31,8 @@ def summary(a: Audit) -> dict[str, dict[str, int]]:
 
 def to_dict(a: Audit) -> dict[str, Any]:
     """The audit as JSON-ready data (format ``sfltheory.audit/1``): seed, sample budget, results checked, the
-    summary per paper, the findings and the skipped checks with their reasons."""
+    summary per paper, the findings, their root causes (each naming its findings as ``--explain`` does) and the
+    skipped checks with their reasons."""
     return {
         "format": "sfltheory.audit/1",
         "seed": a.seed,
@@ -37,6 +40,7 @@ def to_dict(a: Audit) -> dict[str, Any]:
         "results": list(a.results),
         "summary": summary(a),
         "findings": [f.to_dict() for f in a.findings],
+        "root_causes": [_cause_dict(rc) for rc in group(a.findings)],
         "skipped": [{"result": s.result, "check": s.check, "reason": s.reason} for s in a.skips],
     }
 
@@ -44,6 +48,21 @@ def to_dict(a: Audit) -> dict[str, Any]:
 def to_json(a: Audit) -> str:
     """The audit as indented JSON text (:func:`to_dict`): what ``sfltheory audit --json`` prints."""
     return json.dumps(to_dict(a), indent=2, allow_nan=False, default=_nan_free)
+
+
+def _cause_dict(rc: RootCause) -> dict[str, Any]:
+    return {
+        "key": rc.key,
+        "paper": rc.paper,
+        "title": rc.title,
+        "cause": rc.statement,
+        "seed": rc.seed,
+        "severity": rc.severity,
+        "loses": rc.loses,
+        "evidence": list(rc.evidence),
+        "results": list(rc.results),
+        "findings": [m.name for m in rc.members],
+    }
 
 
 def _nan_free(v: Any) -> Any:  # pragma: no cover - json only calls it for unknown types
@@ -67,8 +86,24 @@ def text(a: Audit) -> str:
         ]
         lines += [f"  re-check: {r.command()}   # -> {_num(r.value)}" for r in f.reevaluations]
         lines.append("")
-    lines += [summary_text(a), f"{len(a.skips)} checks skipped (--json lists them with the reason); seed {a.seed}"]
+    lines += [
+        *causes_text(a),
+        summary_text(a),
+        f"{len(a.skips)} checks skipped (--json lists them with the reason); seed {a.seed}",
+    ]
     return "\n".join(lines)
+
+
+def causes_text(a: Audit) -> list[str]:
+    """The root causes, one line each (its ``--explain`` name, severity, what it is about and how many findings it
+    explains), then a blank line; nothing when the audit found nothing."""
+    causes = group(a.findings)
+    if not causes:
+        return []
+    out = [f"{len(causes)} root causes of {len(a.findings)} findings (docs/ERRATA.md states each with its evidence):"]
+    for rc in causes:
+        out.append(f"  {rc.key}  [{rc.severity}] {rc.title} ({len(rc.members)} finding(s))")
+    return [*out, ""]
 
 
 def summary_text(a: Audit) -> str:
@@ -137,5 +172,10 @@ def markdown(a: Audit) -> str:
         "|---|" + "---|" * (len(CHECKS) + 1),
     ]
     out += [f"| `{k}` | " + " | ".join(str(v[c]) for c in CHECKS) + f" | {v['total']} |" for k, v in s.items()]
+    causes = group(a.findings)
+    if causes:
+        out += ["", f"{len(causes)} root causes (one error in a paper, and the findings it causes):", ""]
+        out += ["| root cause | severity | about | findings |", "|---|---|---|---|"]
+        out += [f"| `{rc.key}` | {rc.severity} | {_cell(rc.title)} | {len(rc.members)} |" for rc in causes]
     out += ["", *markdown_findings(a)]
     return "\n".join(out)
