@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from .audit.findings import CHECK_TITLES
 from .audit.report import FINDINGS_HEADER
+from .audit.rootcause import EVIDENCE_DIR
 from .citations import bibtex
 from .experiments import EXPERIMENTS, without_experiment
 from .registry import editions, paper_keys, reference, results
@@ -81,6 +82,11 @@ def findings_by_result(errata_markdown: str) -> dict[str, tuple[str, ...]]:
         if m:
             out.setdefault(m.group(1), []).append(SEED_LINK.sub(r"\1", line))
     return {k: tuple(v) for k, v in out.items()}
+
+
+def evidence_option(explain_name: str) -> str:
+    """`` --counterexamples docs/evidence`` for a falsified finding (read from the committed evidence), else ""."""
+    return f" --counterexamples {EVIDENCE_DIR}" if ":falsified" in explain_name else ""
 
 
 def explain_names(result_id: str, rows: Iterable[str]) -> list[str]:
@@ -240,7 +246,11 @@ def result_page(r: Result, inputs: SiteInputs, no_experiment: Mapping[str, str] 
             "Each in full, with its witness and the seed text around the statement:",
             "",
             "```bash",
-            *[f"sfltheory audit --explain {name}" for name in explain_names(r.id, rows)],
+            *[
+                f"sfltheory audit --explain {name}"
+                + (f" --counterexamples {EVIDENCE_DIR}" if ":falsified" in name else "")
+                for name in explain_names(r.id, rows)
+            ],  # a counterexample is read from the committed evidence
             "```",
             "",
         ]
