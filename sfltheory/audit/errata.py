@@ -39,6 +39,7 @@ from .runner import Audit, audit
 SEED = 0
 CHECKOUT = Path(__file__).resolve().parents[2]
 EVIDENCE = Path(EVIDENCE_DIR) / FILE  # relative to the checkout: the replay commands run from its root
+RULES_FILE = "update_rules.json"  # every update-rule run, beside the counterexamples
 CLIP = 180  # characters of a consequence's finding on its line (the tables below and --explain print it whole)
 
 
@@ -85,6 +86,10 @@ def collect_evidence(sources: Sequence[str | Path], target: Path | None = None) 
     for _, problem in found:
         if problem is not None:
             write_atomic(target.parent / problem.name, problem.read_text())
+    for raw in sources:  # every update-rule run (verify.pipeline.updaterules), ascending or not
+        rules = (Path(raw) if Path(raw).is_dir() else Path(raw).parent) / RULES_FILE
+        if rules.is_file():
+            write_atomic(target.parent / RULES_FILE, rules.read_text())
     records = [{**rec, **({"problem_file": problem.name} if problem else {})} for rec, problem in found]
     doc = {"format": FORMAT, "results": records}
     write_atomic(target, json.dumps(doc, indent=1, allow_nan=False) + "\n")
@@ -142,6 +147,31 @@ def root_cause_markdown(n: int, rc: RootCause) -> list[str]:
     return [*out, ""]
 
 
+def update_rules_markdown(path: Path | None = None) -> list[str]:
+    """The section on every printed and analysed variant of the trainer's algorithms (docs/ALGORITHMS.md), from the
+    committed ``update_rules.json`` (none where it does not exist)."""
+    f = path if path is not None else CHECKOUT / EVIDENCE.parent / RULES_FILE
+    if not f.is_file():
+        return []
+    doc = json.loads(f.read_text())
+    setting = ", ".join(f"{k} = {v:g}" for k, v in doc["instance"].items())
+    out = ["## Update rules as printed and as analysed", "",
+           f"Every choice of every choice-valued parameter of the trainer's algorithms (the printed and analysed "
+           f"variants `docs/ALGORITHMS.md` describes), run on one quadratic ({setting}) at step "
+           f"{doc['step']} for T = {doc['T']} rounds by `python -m verify.pipeline.updaterules --out DIR` "
+           f"(`{EVIDENCE.parent / RULES_FILE}`): the mean over seeds of log(|grad f(x^T)|^2 / |grad f(x^0)|^2) with "
+           "its 95% t-interval. A choice that ascends where the default descends is a counterexample above. Without "
+           "gradient noise, choices that differ only in how samples are drawn coincide.", "",
+           "| algorithm | parameter | choice | log-ratio | 95% interval | verdict |",
+           "|---|---|---|---|---|---|"]  # fmt: skip
+    for r in doc["runs"]:
+        lo, hi = r["interval"]
+        mark = " (default)" if r["default"] else ""
+        out.append(f"| `{r['algorithm']}` | {r['param']} | {r['choice']}{mark} | {r['mean']:.3f} | "
+                   f"[{lo:.3f}, {hi:.3f}] | {r['verdict']} |")  # fmt: skip
+    return [*out, ""]
+
+
 def errata_markdown(a: Audit | None = None, evidence: Sequence[Mapping[str, Any]] | None = None) -> str:
     """The page: a summary per paper, the root causes per paper, every finding in the audit's order, then every
     discrepancy recorded by reading. ``evidence``: counterexample records (default :func:`evidence_records`)."""
@@ -185,6 +215,7 @@ def errata_markdown(a: Audit | None = None, evidence: Sequence[Mapping[str, Any]
         "Each finding with its witness and re-check commands (the rows the site's result pages show).",
         "",
         *markdown_findings(a),
+        *update_rules_markdown(),
         "## Recorded by reading",
         "",
     ]

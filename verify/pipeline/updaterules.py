@@ -50,6 +50,8 @@ from verify.train.loop import run
 #: Rounds per run, seeds per choice, the small step given to every local step size (``eta_*`` but the global
 #: ``eta_g``, kept at its default), and the instance: L = 1, no noise, eps^2 = 0.5, d = 10, M = 4 (1 for MU-Split).
 T_RUN = 20
+RULES_FILE = "update_rules.json"
+RULES_FORMAT = "sfltheory.update-rules/1"
 SEEDS = 8
 SMALL_STEP = 0.05
 INSTANCE: dict[str, Any] = {"L": 1.0, "sigma2": 0.0, "eps2": 0.5, "d": 10, "F": 1.0, "seed": 0}
@@ -181,9 +183,18 @@ def records(runs: Sequence[RuleRun], T: int = T_RUN) -> tuple[list[dict[str, Any
     return out, files
 
 
+def every_run(runs: Sequence[RuleRun], T: int = T_RUN) -> dict[str, Any]:
+    """Every choice run, ascending or not (``update_rules.json``, format :data:`RULES_FORMAT`): the errata page
+    lists each printed and analysed variant with its measured log-ratio."""
+    rows = [{"algorithm": r.algorithm, "param": r.param, "choice": r.choice, "default": r.default, "mean": r.mean,
+             "interval": list(r.interval), "verdict": r.verdict, "seeds": len(r.log_ratios)} for r in runs]  # fmt: skip
+    return {"format": RULES_FORMAT, "T": T, "instance": INSTANCE, "step": SMALL_STEP, "runs": rows}
+
+
 def save(runs: Sequence[RuleRun], out: str | Path, T: int = T_RUN) -> Path:
     """Add the update-rule records to ``out/counterexamples.json`` (kept: the records of other kinds there, from
-    ``verify --worst-case``/``--tightest``; replaced: earlier update-rule records), with their problem files."""
+    ``verify --worst-case``/``--tightest``; replaced: earlier update-rule records), with their problem files, and
+    every run to ``out/update_rules.json`` (:func:`every_run`)."""
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     path = d / FILE
@@ -193,6 +204,7 @@ def save(runs: Sequence[RuleRun], out: str | Path, T: int = T_RUN) -> Path:
     recs, files = records(runs, T)
     for name, problem in files.items():
         write_atomic(d / name, json.dumps(problem) + "\n")
+    write_atomic(d / RULES_FILE, json.dumps(every_run(runs, T), indent=1, allow_nan=False) + "\n")
     write_atomic(path, json.dumps({"format": FORMAT, "results": kept + recs}, indent=1) + "\n")
     return path
 
