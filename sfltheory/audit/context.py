@@ -47,16 +47,21 @@ class Context:
         points do not change when another is added."""
         return np.random.default_rng([self.seed, zlib.crc32("\x1f".join(key).encode())])
 
-    def sample(self, r: Result, extra: Sequence[str] = (), scale: int = 1) -> Sample | None:
-        """Points of ``r`` (drawn once per result, ``extra`` and ``scale`` x the sample budget)."""
-        key = (r.id, (*sorted(extra), f"x{scale}"))
+    def sample(
+        self, r: Result, extra: Sequence[str] = (), scale: int = 1, *, statement_step: bool = False
+    ) -> Sample | None:
+        """Points of ``r`` (drawn once per result, ``extra`` and ``scale`` x the sample budget; ``statement_step``:
+        the step up to what the statement alone allows, :func:`sfltheory.audit.sampling.statement_steps`)."""
+        key = (r.id, (*sorted(extra), f"x{scale}", *(("statement-step",) if statement_step else ())))
         if key not in self._cache:
-            self._cache[key] = draw(r, self.rng("points", r.id, *key[1]), self.samples * scale, extra)
+            self._cache[key] = draw(r, self.rng("points", r.id, *key[1]), self.samples * scale, extra,
+                                    statement_step=statement_step)  # fmt: skip
         return self._cache[key]
 
-    def sample_for(self, r: Result, check: Check, extra: Sequence[str] = (), scale: int = 1) -> Sample | None:
+    def sample_for(self, r: Result, check: Check, extra: Sequence[str] = (), scale: int = 1, *,
+                   statement_step: bool = False) -> Sample | None:  # fmt: skip
         """:meth:`sample`, recording a skip of ``check`` on ``r`` when no valid parameter point exists."""
-        s = self.sample(r, extra, scale)
+        s = self.sample(r, extra, scale, statement_step=statement_step)
         if s is None:
             self.skip(r, check, "no valid parameter point")
         return s

@@ -7,6 +7,7 @@ severity and the seed location it links back to. Everything is plain data (JSON 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -73,7 +74,9 @@ class Reevaluation:
         return {
             "result": self.result,
             "params": {k: float(v) for k, v in self.params.items()},
-            "value": self.value,
+            # JSON has no inf: a bound that is no finite number (x/0 at the witness) is null, its text says which
+            "value": self.value if self.value is None or math.isfinite(self.value) else None,
+            "value_text": None if self.value is None else f"{self.value:.6g}",
             "applies": self.applies,
             "hypothesis": self.hypothesis,
             "holds": self.holds,

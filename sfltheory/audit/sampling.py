@@ -16,7 +16,7 @@ condition fails (Corollary 4.4's tau <= d_s) is no point where the proof's bound
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -252,10 +252,27 @@ def exact_split(r: Result) -> set[str]:
     return out
 
 
+def statement_steps(r: Result) -> Result:
+    """``r`` with only the step-size conditions its statement prints (all of them where it prints none): the step
+    drawn up to that largest value reaches where a proof's own condition fails, which the validity check tests."""
+    printed = [h for h in r.hypotheses if h.kind == "step_size" and h.source == "statement"]
+    if not printed:
+        return r
+    return replace(r, hypotheses=tuple(h for h in r.hypotheses if h.kind != "step_size" or h.source == "statement"))
+
+
 def draw(
-    r: Result, rng: np.random.Generator, n: int, extra: Iterable[str] = (), fixed: Mapping[str, float] | None = None
+    r: Result,
+    rng: np.random.Generator,
+    n: int,
+    extra: Iterable[str] = (),
+    fixed: Mapping[str, float] | None = None,
+    *,
+    statement_step: bool = False,
 ) -> Sample | None:
-    """``n`` seeded points of ``r`` (and of the names in ``extra`` it does not use); None if none is valid."""
+    """``n`` seeded points of ``r`` (and of the names in ``extra`` it does not use); None if none is valid. The step
+    is drawn up to the largest one every step-size condition allows (``statement_step``: every condition the
+    statement prints, :func:`statement_steps`)."""
     fixed = dict(fixed or {})
     needed = set(r.parameters()) | set(extra)
     base = [b for b in base_names(r, needed | set(fixed)) if b not in fixed]
@@ -270,7 +287,8 @@ def draw(
             given[small], given[large] = np.minimum(a, b), np.maximum(a, b)
     if step is not None:
         assert r.step is not None
-        sc, keep = robust(lambda v: max_step(r, v), given)
+        bounded = statement_steps(r) if statement_step else r
+        sc, keep = robust(lambda v: max_step(bounded, v), given)
         if sc is None:
             return None
         given = subset(given, keep)
@@ -313,3 +331,40 @@ def draw(
     if ev is None:
         return None
     return Sample(r, subset(given, keep), ev)
+
+
+CORNER_POINTS = 16  # points moved to the corners per result
+CORNER_INTEGERS = 4  # integer parameters varied at once (2^4 corners per point)
+
+
+def corners(r: Result, s: Sample, slack: np.ndarray) -> Sample | None:
+    """The points of ``s`` where ``slack`` (a condition's margin) is least, moved to the corners the papers' own
+    regimes sit in: every combination of integer parameters at 1 or as drawn, the step at the largest value the
+    statement allows (:func:`statement_steps`). Used where a log-uniform draw over twelve decades rarely reaches
+    both a small count and the step boundary (sfl_aux Theorem 1 is void at l = 1, K <= 5, at its own largest
+    step). None without a step or integer parameters."""
+    if r.step is None or r.step not in s.given:
+        return None
+    ints = [k for k in sorted(s.given) if k != r.step and lexicon.is_known(k) and lexicon.get(k).integer]
+    ints = ints[:CORNER_INTEGERS]
+    if not ints:
+        return None
+    order = np.argsort(np.where(np.isfinite(slack), slack, np.inf))[:CORNER_POINTS]
+    rows: list[dict[str, float]] = []
+    for i in order:
+        base = s.point(int(i))
+        for mask in range(1, 2 ** len(ints)):
+            rows.append({**base, **{k: 1.0 for j, k in enumerate(ints) if mask >> j & 1}})
+    given = {k: np.array([row[k] for row in rows]) for k in rows[0]}
+    bounded = statement_steps(r)
+    sc, keep = robust(lambda v: max_step(bounded, {k: x for k, x in v.items() if k != r.step}), given)
+    if sc is None:
+        return None
+    given = subset(given, keep)
+    given[r.step] = np.broadcast_to(np.asarray(sc.max_step, dtype=float), (int(keep.sum()),)).copy()
+    ok = np.isfinite(given[r.step]) & (given[r.step] > 0)
+    given = subset(given, ok)
+    if not ok.any():
+        return None
+    ev, keep = robust(lambda v: evaluate(r, v), given)
+    return None if ev is None else Sample(result=r, given=subset(given, keep), ev=ev)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..result import Result
+from ..evaluate import HypothesisCheck
+from ..result import Hypothesis, Result
 from .context import Context, seed_location
 from .findings import Finding, Reevaluation
-from .sampling import Sample
+from .sampling import Sample, corners
 from .search import numeric
 
 POSITIVE_KINDS = ("theorem", "corollary", "proposition")
@@ -67,7 +68,7 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     and a validity condition of the proof that fails."""
     if not r.explicit or not r.terms:
         return []
-    s = ctx.sample_for(r, "validity")
+    s = ctx.sample_for(r, "validity", statement_step=True)  # up to the statement's own largest step
     if s is None:
         return []
     stated = np.broadcast_to(np.asarray(s.ev.statement_holds, dtype=bool), (s.size,))
@@ -83,21 +84,27 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     if r.kind in POSITIVE_KINDS and not signed_by_design(r):
         bad |= stated & np.isfinite(value) & (value <= 0)
     for base in denominators(r.bound_expr):
-        d = numeric(base, values) * np.ones(s.size)
-        vanish = stated & (d <= 1e-9 * _scale(base, values, s.size))
+        where, d, vanish = _vanishing(s, base, stated)
+        if not vanish.any():  # not among the points drawn: at the corners where the denominator is least
+            c = corners(r, s, np.where(stated, d / np.maximum(_scale(base, values, s.size), 1e-300), np.inf))
+            if c is not None:
+                where, d, vanish = _vanishing(c, base, _stated(c))
         if vanish.any():
             i = int(np.flatnonzero(vanish)[np.argmin(d[vanish])])
+            moved = "" if where is s else "; points moved to small counts and the statement's largest step"
             out.append(
                 _finding(
                     r,
-                    s,
+                    where,
                     i,
                     sp.sstr(base),
                     f"the denominator {sp.sstr(base)} reaches {d[i]:.3g} where every stated condition holds "
-                    f"(at {int(vanish.sum())} of {int(stated.sum())} points drawn, the step boundary included)",
+                    f"(at {int(vanish.sum())} of {int(_stated(where).sum())} points drawn, the step boundary "
+                    f"included{moved})",
                 )
             )
-            bad &= ~vanish  # reported once, by its cause
+            if where is s:
+                bad &= ~vanish  # reported once, by its cause
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         out.append(
@@ -106,19 +113,29 @@ def check(r: Result, ctx: Context) -> list[Finding]:
     for h in r.hypotheses:
         if h.kind != "validity" or h.source == "statement":
             continue
-        holds = np.broadcast_to(np.asarray(next(c for c in s.ev.hypotheses if c.name == h.name).holds), (s.size,))
+        where = s
+        holds = _holds(where, h)
         fails = stated & ~holds
+        if not fails.any():  # not among the points drawn: at the corners where the condition has least slack
+            slack = np.broadcast_to(np.asarray(_check_of(s, h).slack, dtype=float), (s.size,))
+            c = corners(r, s, np.where(stated, slack, np.inf))
+            if c is not None:
+                where, holds = c, _holds(c, h)
+                fails = np.broadcast_to(np.asarray(c.ev.statement_holds, dtype=bool), (c.size,)) & ~holds
+                fails &= np.isfinite(np.broadcast_to(np.asarray(c.ev.value, dtype=float), (c.size,))) | ~holds
         if fails.any():
             i = int(np.flatnonzero(fails)[0])
+            n_stated = int(np.broadcast_to(np.asarray(where.ev.statement_holds, dtype=bool), (where.size,)).sum())
             f = _finding(
                 r,
-                s,
+                where,
                 i,
                 h.printed,
-                f"the {h.source} validity condition {h.name} fails at {int(fails.sum())} of {int(stated.sum())} "
-                "points where every stated condition holds",
+                f"the {h.source} validity condition {h.name} fails at {int(fails.sum())} of {n_stated} "
+                "points where every stated condition holds"
+                + ("" if where is s else " (points moved to small counts and the statement's largest step)"),
             )
-            rv = Reevaluation(result=r.id, params=f.witness, value=s.value(i), hypothesis=h.name, holds=False)
+            rv = Reevaluation(result=r.id, params=f.witness, value=where.value(i), hypothesis=h.name, holds=False)
             out.append(
                 Finding(
                     result=f.result,
@@ -132,3 +149,22 @@ def check(r: Result, ctx: Context) -> list[Finding]:
                 )
             )
     return out
+
+
+def _stated(s: Sample) -> np.ndarray:
+    return np.broadcast_to(np.asarray(s.ev.statement_holds, dtype=bool), (s.size,))
+
+
+def _vanishing(s: Sample, base: sp.Expr, stated: np.ndarray) -> tuple[Sample, np.ndarray, np.ndarray]:
+    """The denominator ``base`` at every point of ``s`` and where it vanishes or turns negative (stated points)."""
+    values = {k: np.broadcast_to(np.asarray(v, dtype=float), (s.size,)) for k, v in s.ev.params.items()}
+    d = numeric(base, values) * np.ones(s.size)
+    return s, d, stated & (d <= 1e-9 * _scale(base, values, s.size))
+
+
+def _check_of(s: Sample, h: Hypothesis) -> HypothesisCheck:
+    return next(c for c in s.ev.hypotheses if c.name == h.name)
+
+
+def _holds(s: Sample, h: Hypothesis) -> np.ndarray:
+    return np.broadcast_to(np.asarray(_check_of(s, h).holds, dtype=bool), (s.size,))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,18 @@ from ..outputs import check_dir
 from ..seedtables.write import write_tables
 
 
+def no_verdicts(out: Path) -> dict[str, str]:
+    """No verdicts (the theory half reproduces no experiment)."""
+    return {}
+
+
 @dataclass(frozen=True, kw_only=True)
 class Extras:
     """What the torch half adds to the list and the gallery: its entries (the seeds' reproduced experiments) and,
     for an output folder, the verdicts it finds there by entry name."""
 
     entries: Callable[[], list[Entry]] = list
-    verdicts: Callable[[Path], dict[str, str]] = field(default=lambda out: {})
+    verdicts: Callable[[Path], dict[str, str]] = no_verdicts
 
 
 def _cmd_figs(a: argparse.Namespace, extras: Extras) -> int:
