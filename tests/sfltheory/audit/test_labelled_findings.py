@@ -125,6 +125,9 @@ LABELS: tuple[Labelled, ...] = (
     # --- sign and validity
     Labelled("sl_noniid/lem4", "validity", "the denominator", "real", SL, _LEMMA4),
     Labelled("sl_noniid/lem4", "validity", "validity condition", "real", SL, _LEMMA4),
+    # Theorem 1's proof claims its step condition gives Gamma lambda_2 < 1 (seed 004, line 388); at l = 1, K = 1 and
+    # that step it does not, and the bound is negative (issue 28: recall lost, found again at the corners)
+    Labelled("sfl_aux/thm1", "validity", "Gamma*lambda_2<1", "real", AUX, r"we have  $\Gamma \lambda_2 < 1$"),
     Labelled("sfl_aux/thm2", "validity", "the denominator", "real", AUX, _GAMMA),
     Labelled("sfl_aux/thm2", "validity", "Gamma'*lambda_2<1", "real", AUX, _GAMMA),
     Labelled("sfl_aux/thm2@proof", "validity", "the denominator", "real", AUX, _GAMMA),
