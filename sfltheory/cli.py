@@ -27,9 +27,9 @@ from .outputs import WriteFailed
 from .registry import using
 from .userresults import from_environment
 
-# adds sub-commands to the subparsers object of build_parser (verify.cli.register: measure, train, verify, sweep)
+# adds sub-commands to the subparsers object of build_parser (verify.cli.register: measure, train, verify, sweep, reproduce)
 Register = Callable[[Any], None]
-TORCH_COMMANDS = ("measure", "train", "verify", "sweep")
+TORCH_COMMANDS = ("measure", "train", "verify", "sweep", "reproduce")
 
 
 def _needs_torch_half(a: argparse.Namespace) -> int:

@@ -40,7 +40,7 @@ SEED_FIGURES: dict[str, str] = {
 class Entry:
     """One figure or table: ``name``, ``kind`` (one of :data:`KINDS`), what it ``shows``, the ``seed`` location
     ("" for the package's own figures), the ``command`` that makes it and the ``files`` it writes (relative to the
-    output folder, the first one shown)."""
+    output folder; the first that exists is shown)."""
 
     name: str
     kind: str
@@ -84,7 +84,7 @@ figcaption{font-size:.95em}.kind{color:#666;font-size:.85em}.verdict{font-weight
 def _item(e: Entry, out: Path, verdicts: Mapping[str, str]) -> str:
     head = (f'<figure id="{html.escape(e.name)}"><div class="kind">{html.escape(e.kind)}'
             f"{' &middot; ' + html.escape(e.seed) if e.seed else ''}</div>")  # fmt: skip
-    first = e.files[0] if e.files else ""
+    first = next((f for f in e.files if (out / f).is_file()), e.files[0] if e.files else "")
     if first and (out / first).is_file():
         if first.endswith(".png"):
             body = f'<img src="{html.escape(first)}" alt="{html.escape(e.name)}">'

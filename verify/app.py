@@ -16,10 +16,12 @@ from typing import Any
 
 from sfltheory import cli
 from sfltheory.cliargs import EXIT_WRITE_FAILED
+from sfltheory.commands import figures
 from sfltheory.errors import ParameterError
 from sfltheory.outputs import WriteFailed
 from sfltheory.plan.cuts import CutTable
 from verify.cli import register
+from verify.reproduce import gallery as reproduce_gallery
 from verify.spec import flag, named_by
 
 
@@ -57,6 +59,8 @@ def register_all(sub: Any) -> None:
     """This half's commands added (:func:`verify.cli.register`), then every command of the parser, both halves',
     given :func:`write_failed_exits_1`: one exit status for a failed write, whichever command wrote."""
     register(sub)
+    # figs lists and shows the reproduced experiments too (verify.reproduce.gallery imports no torch)
+    sub.choices["figs"].set_defaults(func=figures.command(reproduce_gallery.extras()))
     for parser in sub.choices.values():
         command = parser.get_default("func")
         if command is not None:

@@ -31,14 +31,16 @@ TOL = 1e-3
 
 
 def register(sub: Any) -> None:
-    """Add ``measure``, ``train``, ``verify`` and ``sweep`` to a subparsers object (``sfltheory.cli.build_parser``
+    """Add ``measure``, ``train``, ``verify``, ``sweep`` and ``reproduce`` to a subparsers object (``sfltheory.cli.build_parser``
     calls this)."""
+    from verify.reproduce.cli import register as register_reproduce  # imports no torch
     from verify.sweep.cli import register as register_sweep  # imports no torch
 
     _measure_parser(sub)
     _train_parser(sub)
     _verify_parser(sub)
     register_sweep(sub)
+    register_reproduce(sub)
 
 
 # --- measure --------------------------------------------------------------------------------------------------

@@ -59,6 +59,11 @@ def _cmd_figs(a: argparse.Namespace, extras: Extras) -> int:
     return 0
 
 
+def command(extras: Extras) -> Callable[[argparse.Namespace], int]:
+    """The ``figs`` command with ``extras`` in its list and gallery (the torch half sets it on the parser)."""
+    return lambda a: _cmd_figs(a, extras)
+
+
 def register(sub: Any, extras: Extras | None = None) -> None:
     """Add ``figs`` to a subparsers object (``extras``: the torch half's entries and verdicts)."""
     more = extras if extras is not None else Extras()
@@ -77,4 +82,4 @@ def register(sub: Any, extras: Extras | None = None) -> None:
         help="list every figure and table (or the NAMEs given): kind, seed location, what it shows",
     )
     s.add_argument("--json", action="store_true", help="the list as JSON, with the command that makes each")
-    s.set_defaults(func=lambda a: _cmd_figs(a, more))
+    s.set_defaults(func=command(more))

@@ -1,0 +1,54 @@
+"""The reproduced experiments in ``sfltheory figs``' list and gallery (:class:`sfltheory.commands.figures.Extras`):
+one entry per experiment of :data:`~verify.reproduce.registry.EXPERIMENTS` and, for an output folder, the verdicts
+``sfltheory reproduce --out DIR/reproduce`` wrote there. Imports no torch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sfltheory.commands.figures import Extras
+from sfltheory.gallery import Entry
+
+from .registry import EXPERIMENTS
+from .summary import SUMMARY_FORMAT
+
+FOLDER = "reproduce"  # under the gallery's folder: sfltheory reproduce --out DIR/reproduce
+SHOWN_SCALES = ("small", "paper", "tiny")  # the figure the gallery shows: the first scale run
+
+
+def entries() -> list[Entry]:
+    """Every experiment as a gallery entry (its small-scale figure first)."""
+    return [
+        Entry(
+            name=e.id,
+            kind="seed experiment",
+            shows=e.claim,
+            seed=f"seed {e.seed}, {e.location}",
+            command=f"sfltheory reproduce {e.id} --scale small --out DIR/{FOLDER}",
+            files=tuple(f"{FOLDER}/{e.slug}/{s}.png" for s in SHOWN_SCALES),
+        )
+        for e in EXPERIMENTS.values()
+    ]
+
+
+def verdicts(out: Path) -> dict[str, str]:
+    """The verdict on each experiment's claim found in ``out/reproduce/summary.json`` (the first scale of
+    :data:`SHOWN_SCALES` run), as one line: verdict, scale and the sentence."""
+    try:
+        doc = json.loads((out / FOLDER / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("format") != SUMMARY_FORMAT:
+        return {}
+    found: dict[str, str] = {}
+    rank = {s: i for i, s in enumerate(SHOWN_SCALES)}
+    for e in sorted(doc.get("experiments", []), key=lambda e: rank.get(str(e.get("scale")), len(rank))):
+        if isinstance(e, dict) and "id" in e and str(e["id"]) not in found:
+            found[str(e["id"])] = f"{e.get('verdict', '?')} (scale {e.get('scale', '?')}): {e.get('sentence', '')}"
+    return found
+
+
+def extras() -> Extras:
+    """What the torch half adds to ``sfltheory figs``."""
+    return Extras(entries=entries, verdicts=verdicts)
