@@ -27,7 +27,8 @@ from .outputs import WriteFailed
 from .registry import using
 from .userresults import from_environment
 
-# adds sub-commands to the subparsers object of build_parser (verify.cli.register: measure, train, verify, sweep, reproduce)
+# adds sub-commands to the subparsers object of build_parser
+# (verify.cli.register: measure, train, verify, sweep, reproduce)
 Register = Callable[[Any], None]
 TORCH_COMMANDS = ("measure", "train", "verify", "sweep", "reproduce")
 

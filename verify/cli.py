@@ -31,8 +31,8 @@ TOL = 1e-3
 
 
 def register(sub: Any) -> None:
-    """Add ``measure``, ``train``, ``verify``, ``sweep`` and ``reproduce`` to a subparsers object (``sfltheory.cli.build_parser``
-    calls this)."""
+    """Add ``measure``, ``train``, ``verify``, ``sweep`` and ``reproduce`` to a subparsers object
+    (``sfltheory.cli.build_parser`` calls this)."""
     from verify.reproduce.cli import register as register_reproduce  # imports no torch
     from verify.sweep.cli import register as register_sweep  # imports no torch
 

@@ -93,7 +93,8 @@ def test_dropped_factor_is_caught_with_a_witness() -> None:
     assert f.result == "planted/cor" and f.severity == "constant off"
     # the parent over the corollary is (2LF + s)/(LF + s) < 2: "constant off", never more than 2x
     mine, parent = f.reevaluations
-    assert 1 < parent.value / mine.value <= 2 * (1 + 1e-9)  # -> 2 where sigma2 << L F (the witness's rounding to 12 digits aside)
+    # -> 2 where sigma2 << L F (the witness's rounding to 12 digits aside)
+    assert 1 < parent.value / mine.value <= 2 * (1 + 1e-9)
     assert evaluate(cor, dict(mine.params)).value == mine.value
     # by hand at L = F = sigma2 = 1, T = 4: parent 2/((1/2) 4) + (1/2) = 1.5, planted (1 + 1)/2 = 1.0
     assert evaluate(cor, L=1, F=1, sigma2=1, T=4).value == 1.0
