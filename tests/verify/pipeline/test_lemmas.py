@@ -156,7 +156,7 @@ def test_the_audit_files_the_records_with_their_severity(tmp_path: Path) -> None
 def test_bad_input_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "x.json"
     bad.write_text(json.dumps({"kind": "quadratic"}))
-    for args in (["--replay", str(bad)], ["no/such"], ["--instances", "0"]):
+    for args in (["--replay", str(bad)], ["no/such"], ["--instances", "0"], ["--replay", str(bad), "--out", "x"]):
         out = subprocess.run([sys.executable, "-m", "verify.pipeline.lemmas", *args], capture_output=True,
                              text=True, check=False)  # fmt: skip
         assert out.returncode == 2 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, args

@@ -168,6 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if a.instances < 1:
             raise ParameterError("--instances", f"must be a positive integer (got {a.instances})")
         if a.replay:
+            extra = [x for x, given in (("RESULT", a.results), ("--out", a.out)) if given]
+            if extra:  # a replay recomputes one witness: a search's options would be ignored
+                raise ParameterError(extra[0], f"--replay recomputes one witness; drop {extra[0]} or drop --replay")
             rp = replay(a.replay)
             how = (f"exact left-hand side {rp.lhs:.10g}; Monte Carlo {rp.mc_mean:.6g} +- {rp.mc_halfwidth:.2g} "
                    f"(95%, {rp.samples} runs)") if rp.exact else (
