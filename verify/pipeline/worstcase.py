@@ -22,7 +22,7 @@ import numpy as np
 
 import sfltheory as st
 from sfltheory.atomic import write_atomic
-from sfltheory.audit.falsified import FILE, FORMAT
+from sfltheory.audit.falsified import FILE, FORMAT, records_in
 from sfltheory.errors import ParameterError
 from sfltheory.experiments import experiment, lhs_quantity
 from verify.problems import QuadraticProblem
@@ -125,7 +125,9 @@ def worst_case(result: str, *, instances: int = 20, T: int = 20, batch: int = 2,
 
 def save_worst_cases(found: list[WorstCase], out: str | Path, refutations: Sequence[Mapping[str, Any]] = ()) -> Path:
     """Write ``out/counterexamples.json`` (every search, its worst ratio and, for a counterexample, the name of
-    its ``--problem`` file, written beside it) atomically; ``sfltheory audit --counterexamples out`` reads it.
+    its ``--problem`` file, written beside it) atomically, keeping the records of other kinds already there
+    (:mod:`verify.pipeline.updaterules`, :mod:`verify.pipeline.lemmas`); ``sfltheory audit --counterexamples out``
+    reads it.
     ``refutations`` (:func:`verify.pep.replay.refutation_record`, from ``verify --tightest``) are written as
     ``refutation_ID_T.json`` files, each a record of kind ``tightest`` that ``python -m verify.pep FILE`` replays."""
     d = Path(out)
@@ -144,5 +146,9 @@ def save_worst_cases(found: list[WorstCase], out: str | Path, refutations: Seque
             rec["problem_file"] = name
         records.append({k: v for k, v in rec.items() if k not in ("problem", "ratios")})
     path = d / FILE
-    write_atomic(path, json.dumps({"format": FORMAT, "results": records}, indent=1) + "\n")
+    # the records other checks wrote here (update rules, lemmas) are kept; this run's kinds are replaced
+    mine = ("worst_case", "tightest")
+    old = records_in(path, "--out", ": not overwritten") if path.exists() else []
+    kept = [r for r in old if r.get("kind", "worst_case") not in mine]
+    write_atomic(path, json.dumps({"format": FORMAT, "results": [*kept, *records]}, indent=1) + "\n")
     return path

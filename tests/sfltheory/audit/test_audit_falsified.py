@@ -54,3 +54,16 @@ def test_bad_counterexample_files(tmp_path) -> None:
     (tmp_path / "counterexamples.json").write_text('{"format": "other"}')
     with pytest.raises(ParameterError, match=r"is not a sfltheory\.counterexamples/1 record"):
         falsified.load([tmp_path])
+
+
+def test_a_worst_case_search_keeps_the_other_checks_records(tmp_path) -> None:
+    # an update-rule and a lemma record already in the folder (written by hand here) survive a worst-case search;
+    # a second search replaces the first one's records rather than adding to them
+    others = [{"result": "mu_splitfed/thm4.3", "kind": "update_rule", "counterexample": False},
+              {"result": "cut_layer/lem1", "kind": "lemma", "counterexample": False}]  # fmt: skip
+    (tmp_path / "counterexamples.json").write_text(json.dumps({"format": falsified.FORMAT, "results": others}))
+    save_worst_cases([worst(0.3)], tmp_path)
+    save_worst_cases([worst(0.4)], tmp_path)
+    doc = json.loads((tmp_path / "counterexamples.json").read_text())
+    assert [r.get("kind", "worst_case") for r in doc["results"]] == ["update_rule", "lemma", "worst_case"]
+    assert doc["results"][-1]["worst_ratio"] == 0.4
