@@ -68,7 +68,9 @@ class Finding:
 class Outcome:
     """What one experiment gave at one scale: the verdict, the numbers it rests on (``numbers``: JSON-ready), the
     reproduced table (``rows``: the labels of each run and its final test accuracy in %), how many runs were found
-    done and run now, the seconds taken and the files written (relative to ``--out``)."""
+    done and run now, the seconds taken and the files written (relative to ``--out``); ``theory``: each analysed
+    algorithm's theorem against a representative run (:meth:`verify.reproduce.theory.Theory.to_dict`), and
+    ``theory_files`` its figure (both added to the summary entry after the fields above, which keep their names)."""
 
     id: str
     scale: str
@@ -80,6 +82,8 @@ class Outcome:
     failed: int
     seconds: float
     files: tuple[str, ...] = ()
+    theory: tuple[Mapping[str, Any], ...] = ()
+    theory_files: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The outcome as JSON-ready data (the summary's entry)."""
@@ -95,6 +99,8 @@ class Outcome:
             "failed": self.failed,
             "seconds": round(self.seconds, 2),
             "files": list(self.files),
+            "theory": [dict(t) for t in self.theory],
+            "theory_files": list(self.theory_files),
         }
 
 

@@ -17,19 +17,23 @@ FOLDER = "reproduce"  # under the gallery's folder: sfltheory reproduce --out DI
 SHOWN_SCALES = ("small", "paper", "tiny")  # the figure the gallery shows: the first scale run
 
 
+THEORY = ":theory"  # the suffix of an experiment's second entry: its theorem's bound at a reproduced run
+
+
 def entries() -> list[Entry]:
-    """Every experiment as a gallery entry (its small-scale figure first)."""
-    return [
-        Entry(
-            name=e.id,
-            kind="seed experiment",
-            shows=e.claim,
-            seed=f"seed {e.seed}, {e.location}",
-            command=f"sfltheory reproduce {e.id} --scale small --out DIR/{FOLDER}",
-            files=tuple(f"{FOLDER}/{e.slug}/{s}.png" for s in SHOWN_SCALES),
-        )
-        for e in EXPERIMENTS.values()
-    ]
+    """Every experiment as two gallery entries: its figure (the paper's claim and the reproduced curves, the small
+    scale first) and its theory figure (the bound of the theorem that analyses it at a reproduced run)."""
+    out = []
+    for e in EXPERIMENTS.values():
+        command = f"sfltheory reproduce {e.id} --scale small --out DIR/{FOLDER}"
+        seed = f"seed {e.seed}, {e.location}"
+        out.append(Entry(name=e.id, kind="seed experiment", shows=e.claim, seed=seed, command=command,
+                         files=tuple(f"{FOLDER}/{e.slug}/{s}.png" for s in SHOWN_SCALES)))  # fmt: skip
+        out.append(Entry(name=e.id + THEORY, kind="seed experiment", seed=seed, command=command,
+                         shows="the bound of the theorem that analyses it, at a reproduced run's settings and "
+                         "constants measured on its model and data, against the run's own ||grad f||^2",
+                         files=tuple(f"{FOLDER}/{e.slug}/{s}_theory.png" for s in SHOWN_SCALES)))  # fmt: skip
+    return out
 
 
 def verdicts(out: Path) -> dict[str, str]:
@@ -46,6 +50,11 @@ def verdicts(out: Path) -> dict[str, str]:
     for e in sorted(doc.get("experiments", []), key=lambda e: rank.get(str(e.get("scale")), len(rank))):
         if isinstance(e, dict) and "id" in e and str(e["id"]) not in found:
             found[str(e["id"])] = f"{e.get('verdict', '?')} (scale {e.get('scale', '?')}): {e.get('sentence', '')}"
+            said = [
+                f"{t.get('result', '?')}: {t.get('sentence', '')}" for t in e.get("theory", []) if isinstance(t, dict)
+            ]
+            if said:
+                found[str(e["id"]) + THEORY] = "; ".join(said)
     return found
 
 

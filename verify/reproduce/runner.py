@@ -8,6 +8,11 @@ Layout of ``--out``::
     <id with / as __>/runs/           the sweep's folder: sweep.json, results/KEY.json, table.csv
     <id with / as __>/<scale>.json    the outcome: verdict, numbers, the reproduced table
     <id with / as __>/<scale>.png     the figure (and .pdf)
+    <id with / as __>/<scale>_theory.png   the theorems' bounds against a representative run (and .pdf)
+    <id with / as __>/theory/         the constants measured for each theory run (a rerun measures nothing again)
+
+Beside the plan's runs, each experiment runs one theory run per analysed algorithm (:mod:`verify.reproduce.theory`:
+a plan's run again, recording ||grad f||^2 every round); the verdict is computed from the plan's runs only.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from .estimate import Estimate, estimate
 from .experiment import SCALES, Experiment, Outcome, Scale
 from .registry import select
 from .summary import write_summary
+from .theory import SERIES, theory_cells, theory_of
+from .theoryfigure import draw_theory
 
 Say = Callable[[str], None]
 
@@ -89,7 +96,10 @@ def reproduce(req: Request, *, progress: TextIO | None = None, say: Say | None =
     scales = [scale_of(e, req) for e in exps]
     root = check_dir("out", Path(req.out))
     for e, s in zip(exps, scales, strict=True):  # every run's settings, data and model, before any work
-        check_all([make_config("train", c.params, e.series) for c in e.plan(s, req.device)])
+        check_all(
+            [make_config("train", c.params, e.series) for c in e.plan(s, req.device)]
+            + [make_config("train", c.params, (*e.series, *SERIES)) for c in theory_cells(e, s, req.device)]
+        )
     if req.scale == "paper" and say is not None:
         for est in estimates(req):
             say(est.line())
@@ -108,7 +118,9 @@ def _one(exp: Experiment, scale: Scale, req: Request, root: Path, progress: Text
     if say is not None:
         say(f"{exp.id} ({exp.location} of {exp.seed}), scale '{scale.name}': {len(cells)} runs into {folder / 'runs'}")
     configs = [make_config("train", c.params, exp.series) for c in cells]
-    summary = run_configs(exp.slug, configs, folder / "runs",
+    tcells = theory_cells(exp, scale, req.device)
+    tconfigs = [make_config("train", c.params, (*exp.series, *SERIES)) for c in tcells]
+    summary = run_configs(exp.slug, configs + tconfigs, folder / "runs",
                           executor="serial" if req.workers == 1 else "process", max_parallel=req.workers,
                           progress=progress)  # fmt: skip
     table = summary.table
@@ -122,10 +134,23 @@ def _one(exp: Experiment, scale: Scale, req: Request, root: Path, progress: Text
     with style():  # the house rcParams hold while saving too (savefig.bbox = tight keeps the caption)
         fig = exp.draw(exp, scale, finding, numbers, rows)
         files = save_formats(fig, folder / scale.name, name="out")
+    theories = tuple(theory_of(c, cfg.key, *by_key[cfg.key],
+                               cache=folder / "theory" / f"{cfg.key}-{c.labels['theorem']}.json".replace("/", "_"))
+                     for c, cfg in zip(tcells, tconfigs, strict=True))  # fmt: skip
+    tfiles: tuple[Path, ...] = ()
+    if theories:
+        with style():
+            tfig = draw_theory(exp, scale, theories)
+            tfiles = tuple(save_formats(tfig, folder / f"{scale.name}_theory", name="out"))
+        if say is not None:
+            for th in theories:
+                say(f"{exp.id}: {th.result} against the {th.algorithm} run: {th.sentence}")
     outcome = Outcome(id=exp.id, scale=scale.name, finding=finding, numbers=numbers, rows=rows,
                       runs_before=summary.skipped, runs_now=summary.finished + summary.failed, failed=failed,
                       seconds=time.perf_counter() - t0,
-                      files=tuple(str(f.relative_to(root)) for f in files))  # fmt: skip
+                      files=tuple(str(f.relative_to(root)) for f in files),
+                      theory=tuple(t.to_dict() for t in theories),
+                      theory_files=tuple(str(f.relative_to(root)) for f in tfiles))  # fmt: skip
     write_text("out", folder / f"{scale.name}.json", json.dumps(outcome.to_dict(), indent=1, allow_nan=False) + "\n")
     if say is not None:
         say(f"{exp.id}: {finding.verdict}: {finding.sentence} ({summary.skipped} runs done before, "

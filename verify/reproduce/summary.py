@@ -37,7 +37,7 @@ def merged(out: Path, outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
 
 def markdown(entries: Sequence[Mapping[str, Any]]) -> str:
     """The verdicts as a Markdown page: a table (experiment, scale, verdict, runs, seconds), then each sentence with
-    its seed location and figure."""
+    its seed location, the theory verdicts (each theorem against its representative run) and the figures."""
     out = ["# Reproduced experiments", "",
            "Written by `sfltheory reproduce`. Each verdict is computed from the reproduced numbers; the scale and "
            "its substitutions are stated in each figure's caption.", "",
@@ -54,10 +54,21 @@ def markdown(entries: Sequence[Mapping[str, Any]]) -> str:
         if exp is not None:
             out += [f"Claim{where}: {exp.claim}", ""]
         out += [f"{e['sentence']}.", ""]
-        pngs = [f for f in e.get("files", []) if str(f).endswith(".png")]
+        for t in e.get("theory", []):  # added fields (an older summary has none)
+            if isinstance(t, dict):
+                v, said = str(t.get("verdict")), str(t.get("sentence"))
+                said = f"**{v}**{said[len(v) :]}" if said.startswith(v) else f"**{v}**: {said}"
+                out += [f"Theory: `{t.get('result')}` against the reproduced {t.get('algorithm')} run "
+                        f"{_labels(t.get('run'))}: {said}.", ""]  # fmt: skip
+        pngs = [f for f in [*e.get("files", []), *e.get("theory_files", [])] if str(f).endswith(".png")]
         for f in pngs:
             out += [f"![{e['id']} ({e['scale']})]({f})", ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _labels(run: Any) -> str:
+    """A run's labels as ``(name = value, ...)``."""
+    return "(" + ", ".join(f"{k} = {v}" for k, v in run.items()) + ")" if isinstance(run, dict) else ""
 
 
 def write_summary(out: Path, outcomes: Sequence[Outcome]) -> tuple[Path, Path]:

@@ -10,13 +10,14 @@ import pytest
 
 from verify.app import main
 from verify.reproduce import EXPERIMENTS
-from verify.reproduce.gallery import entries, verdicts
+from verify.reproduce.gallery import THEORY, entries, verdicts
 from verify.reproduce.summary import SUMMARY_FORMAT
 
 
 def test_every_experiment_is_an_entry_with_its_command() -> None:
-    got = {e.name: e for e in entries()}
+    got = {e.name: e for e in entries() if not e.name.endswith(THEORY)}
     assert set(got) == set(EXPERIMENTS)
+    assert {e.name for e in entries()} - set(got) == {rid + THEORY for rid in EXPERIMENTS}
     for rid, e in got.items():
         assert e.kind == "seed experiment" and e.command.startswith(f"sfltheory reproduce {rid} ")
         assert EXPERIMENTS[rid].seed in e.seed
@@ -30,14 +31,16 @@ def test_verdicts_prefer_the_small_scale_and_ignore_foreign_files(tmp_path: Path
     rid = next(iter(EXPERIMENTS))
     doc = {"format": SUMMARY_FORMAT, "experiments": [
         {"id": rid, "scale": "tiny", "verdict": "inconclusive", "sentence": "too short"},
-        {"id": rid, "scale": "small", "verdict": "reproduces", "sentence": "spread 0.0 vs 9.2"}]}  # fmt: skip
+        {"id": rid, "scale": "small", "verdict": "reproduces", "sentence": "spread 0.0 vs 9.2",
+         "theory": [{"result": "cut_layer/prop1", "sentence": "vacuous: eta too large"}]}]}  # fmt: skip
     (tmp_path / "reproduce" / "summary.json").write_text(json.dumps(doc))
-    assert verdicts(tmp_path) == {rid: "reproduces (scale small): spread 0.0 vs 9.2"}
+    assert verdicts(tmp_path) == {rid: "reproduces (scale small): spread 0.0 vs 9.2",
+                                  rid + THEORY: "cut_layer/prop1: vacuous: eta too large"}  # fmt: skip
 
 
 def test_figs_lists_the_experiments_through_the_console_script(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["figs", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     kinds = {e["name"]: e["kind"] for e in doc["entries"]}
-    assert all(kinds[rid] == "seed experiment" for rid in EXPERIMENTS)
+    assert all(kinds[rid] == kinds[rid + THEORY] == "seed experiment" for rid in EXPERIMENTS)
     assert {"package figure", "seed theory figure", "seed theory table"} <= set(kinds.values())
