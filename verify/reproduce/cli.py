@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sfltheory.cliargs import EXIT_USAGE, Parser, count_arg
-from sfltheory.errors import SflTheoryError, renamed
+from sfltheory.errors import ParameterError, SflTheoryError, renamed
 
 from .experiment import SCALES
 from .registry import select
@@ -43,12 +43,12 @@ def register(sub: Any) -> None:
     )
     s.add_argument("ids", nargs="*", metavar="ID", help="experiments to run (default: all; see --list)")
     s.add_argument("--list", action="store_true", help="name each experiment, its seed location and claim; run nothing")
-    s.add_argument("--scale", default="small", choices=list(SCALES),
+    s.add_argument("--scale", default=None, choices=list(SCALES),
                    help="small: this CPU, minutes (default); paper: the paper's setting, for a GPU; tiny: seconds, "
                    "for tests (its verdicts say nothing)")  # fmt: skip
-    s.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N")
-    s.add_argument("--out", default="reproduce", metavar="DIR", help="results folder (default: reproduce)")
-    s.add_argument("--workers", type=count_arg("--workers"), default=2, metavar="N",
+    s.add_argument("--device", default=None, help="cpu (default), cuda or cuda:N")
+    s.add_argument("--out", default=None, metavar="DIR", help="results folder (default: reproduce)")
+    s.add_argument("--workers", type=count_arg("--workers"), default=None, metavar="N",
                    help="runs at once in a process pool (default 2; 1: in this process)")  # fmt: skip
     s.add_argument("--data-root", metavar="DIR", help="the folder CIFAR-10 is read from (the paper scale)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -60,7 +60,12 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
     each verdict; the exit status is 1 when a run failed."""
     with renamed(OPTIONS):
         exps = select(a.ids)  # an unknown ID is refused before anything else
-        if a.list:
+        if a.list:  # nothing runs: an option of a run would be ignored, so it is refused
+            run_options = (("--scale", a.scale), ("--device", a.device), ("--out", a.out), ("--workers", a.workers),
+                           ("--data-root", a.data_root))  # fmt: skip
+            given = [f for f, v in run_options if v is not None]
+            if given:
+                raise ParameterError(given[0], f"--list runs nothing; drop {given[0]} or drop --list")
             for e in exps:
                 scales = ", ".join(e.scales)
                 print(f"{e.id}\n  seed {e.seed}, {e.location}, lines {e.lines[0]}-{e.lines[1]}\n  claim: {e.claim}\n"
@@ -73,8 +78,8 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         from .runner import Request, reproduce
 
-        req = Request(ids=tuple(a.ids), scale=a.scale, device=a.device, out=a.out, workers=a.workers,
-                      data_root=a.data_root)  # fmt: skip
+        req = Request(ids=tuple(a.ids), scale=a.scale or "small", device=a.device or "cpu", out=a.out or "reproduce",
+                      workers=2 if a.workers is None else a.workers, data_root=a.data_root)  # fmt: skip
         quiet = bool(a.quiet)
         outcomes = reproduce(req, progress=None if quiet else sys.stderr, say=None if quiet else _say)
     for o in outcomes:

@@ -20,6 +20,7 @@ def test_list_names_the_seed_location_and_claim(capsys: pytest.CaptureFixture[st
     ("argv", "names"),
     [
         (["nope"], "'ID'"),
+        (["--list"], "--list runs nothing; drop --out or drop --list"),  # --out is given by the test itself
         (["--workers", "0"], "--workers"),
         (["--scale", "huge"], "--scale"),
         (["--device", "tpu", "--scale", "tiny"], "--device"),
