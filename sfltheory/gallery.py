@@ -93,7 +93,8 @@ def _item(e: Entry, out: Path, verdicts: Mapping[str, str]) -> str:
                               if (out / f).is_file())  # fmt: skip
             body = f"<p>{html.escape(e.name)}: {links}</p>"
     else:
-        body = f'<p class="missing">not made yet: run <code>{html.escape(e.command)} --out DIR</code></p>'
+        run = e.command if "--out" in e.command else f"{e.command} --out DIR"
+        body = f'<p class="missing">not made yet: run <code>{html.escape(run)}</code></p>'
     verdict = verdicts.get(e.name, "")
     verdict_html = f'<p class="verdict">{html.escape(verdict)}</p>' if verdict else ""
     cap = f"<figcaption><b>{html.escape(e.name)}</b>: {html.escape(e.shows)} (<code>{html.escape(e.command)}</code>)"

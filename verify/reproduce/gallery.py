@@ -12,6 +12,7 @@ from sfltheory.gallery import Entry
 
 from .registry import EXPERIMENTS
 from .summary import SUMMARY_FORMAT
+from .theorems import theorem_of
 
 FOLDER = "reproduce"  # under the gallery's folder: sfltheory reproduce --out DIR/reproduce
 SHOWN_SCALES = ("small", "paper", "tiny")  # the figure the gallery shows: the first scale run
@@ -29,6 +30,8 @@ def entries() -> list[Entry]:
         seed = f"seed {e.seed}, {e.location}"
         out.append(Entry(name=e.id, kind="seed experiment", shows=e.claim, seed=seed, command=command,
                          files=tuple(f"{FOLDER}/{e.slug}/{s}.png" for s in SHOWN_SCALES)))  # fmt: skip
+        if not any(theorem_of(a) for a in e.algorithms):  # no result analyses its algorithms: no theory figure
+            continue
         out.append(Entry(name=e.id + THEORY, kind="seed experiment", seed=seed, command=command,
                          shows="the bound of the theorem that analyses it, at a reproduced run's settings and "
                          "constants measured on its model and data, against the run's own ||grad f||^2",

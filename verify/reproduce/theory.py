@@ -35,7 +35,7 @@ import sfltheory as st
 from sfltheory.constants import Constants, needed_keys
 from sfltheory.errors import ParameterError
 from sfltheory.experiments import EXPERIMENTS as RESULT_EXPERIMENTS
-from sfltheory.experiments import LHS_KINDS, lhs_quantity
+from sfltheory.experiments import LHS_KINDS
 from sfltheory.outputs import write_text
 from verify.constants.measure import measure
 from verify.pipeline.fromrun import check_run
@@ -47,6 +47,7 @@ from verify.train import get as get_algorithm
 from verify.train.launch import problem_of
 
 from .experiment import Cell, Experiment, Scale
+from .theorems import theorem_of
 from .theoryverdict import Failing, theory_sentence
 
 SERIES = ("gradnorm2",)  # what a theory run records per round (the left-hand side's series)
@@ -59,16 +60,6 @@ PREFERRED: dict[str, Mapping[str, Any]] = {
     "sl_noniid/table2": {"partition": "shards:2", "E": 1},  # the claim's highly non-IID case, few local steps
     "mu_splitfed/fig2": {"tau": 2},  # the paper's tau for Fig. 2 (line 214)
 }
-
-
-def theorem_of(algorithm: str) -> str | None:
-    """The result that analyses ``algorithm`` on a run's own records: the first of
-    :data:`sfltheory.experiments.EXPERIMENTS` for it that bounds :math:`\\|\\nabla f\\|^2`, at a step fixed in
-    advance (not a corollary's step chosen from T), in its statement's form (no ``@proof`` / ``@appendix``)."""
-    for rid, e in RESULT_EXPERIMENTS.items():
-        if e.algorithm == algorithm and not e.at_choice and "@" not in rid and lhs_quantity(e.lhs) == "gradnorm2":
-            return rid
-    return None
 
 
 def theory_cells(exp: Experiment, scale: Scale, device: str) -> tuple[Cell, ...]:
