@@ -287,6 +287,29 @@ D_ASSUMPTION_B2 = Discrepancy(
     expected=r"\|\nabla_{x_c}F_m(x;\xi)-\nabla_{x_c}f_m(x)\|^2\le\sigma_c^2",
     note="the appendix subtracts the full gradient from the client part (dimension mismatch); 4.2 has the part.",
 )
+# One mini-batch xi^t shared by the P perturbations (Lemma C.2's (26), reused by C.3 through (29)) and by the tau
+# server steps (Lemma C.4's (31), reused by D.3): the proofs drop the cross terms it leaves (verify.pipeline.lemmas)
+D_SHARED_SAMPLE_PERTURBATIONS = Discrepancy(
+    where="Lemma C.2 proof, (26), first equality",
+    printed=r"\mathbb E\|G_s^{t,i}-\nabla f_\lambda\|^2=\frac1{P^2}\sum_{p=1}^P\mathbb E\|g_{s,p}^{t,i}-\nabla f_\lambda\|^2",
+    expected=r"\frac1{P^2}\sum_{p}\mathbb E\|g_{s,p}^{t,i}-\nabla f_\lambda\|^2+\frac1{P^2}\sum_{p\ne q}"
+    r"\mathbb E\langle g_{s,p}^{t,i}-\nabla f_\lambda,g_{s,q}^{t,i}-\nabla f_\lambda\rangle",
+    note="the cross terms vanish only if each perturbation draws its own sample; G_s^{t,i}(x; xi^t) shares one "
+    "mini-batch xi^t, and each cross term is then E||grad F(x; xi^t) - grad f(x)||^2, up to sigma_s^2, so the "
+    "variance keeps sigma_s^2 undivided by P. On a quadratic with P > d_s + 1 the lemma's bound is exceeded "
+    "(the lemma check, docs/evidence: 9.8x for C.2, 4.2x for C.3); it holds with P = 1, as the main text sets "
+    "at the end of App. C.1.3, or with a sample per perturbation.",
+)
+D_SHARED_SAMPLE_STEPS = Discrepancy(
+    where="Lemma C.4 proof, (31): 'by the property of martingale difference sequence'",
+    printed=r"\mathbb E\|\sum_{j<i}(G_s^{t,j}-\nabla f_\lambda^{t,j})\|^2=\sum_{j<i}\mathbb E\|G_s^{t,j}-\nabla f_\lambda^{t,j}\|^2",
+    expected=r"\text{the same plus the cross terms }\sum_{j\ne k}\mathbb E\langle G_s^{t,j}-\nabla f_\lambda^{t,j},"
+    r"G_s^{t,k}-\nabla f_\lambda^{t,k}\rangle",
+    note="the steps' errors are a martingale difference sequence only with a fresh mini-batch per server step; "
+    "Algorithm 1 (lines 8-11) and G_s(x^{t,i}; xi^t) use the one embedding of xi^t for all tau steps, which "
+    "correlates them. On a quadratic the drift then exceeds the bound (the lemma check, docs/evidence: 3.3x "
+    "for C.4, 3.1x for D.3); with a fresh sample per step (the trainer's server_batch=fresh) it holds.",
+)
 # The steps of App. C.1.1-C.1.3 that lead to the one-round inequality (24), and so to Theorem 4.1's proof edition
 D_C1_STEPS = (
     Discrepancy(

@@ -20,8 +20,8 @@ Federated Learning: An Unbalanced Update Approach", NeurIPS 2025, arXiv:2510.211
 from __future__ import annotations
 
 from ...assumptions import BOUNDED_VARIANCE_PER_PART_AS, SMOOTHNESS
-from ...result import Discrepancy, Result
-from ._common import KEY, NOTATION_ROUND, SUBTRACTED_DROPPED, provenance, variance_terms
+from ...result import Result
+from ._common import D_SHARED_SAMPLE_PERTURBATIONS, KEY, NOTATION_ROUND, SUBTRACTED_DROPPED, provenance, variance_terms
 
 LEMMA_C2 = Result(
     paper=KEY, label="lemmaC.2", kind="lemma", title="Variance of the server's P-perturbation ZO estimator (MU-Split)",
@@ -30,17 +30,7 @@ LEMMA_C2 = Result(
     assumptions=(SMOOTHNESS, BOUNDED_VARIANCE_PER_PART_AS), defaults=(SUBTRACTED_DROPPED,), notation=NOTATION_ROUND,
     statement=r"\mathbb{E}[\|G_{s}^{t,i}(x_{c}^{t},x_{s}^{t,i};\xi^{t})-\nabla_{x_{s}}f_{\lambda}^{t}(x_{c}^{t},x_{s}^{t,i})\|^{2}]\leq\frac{4d_{s}}{P}\mathbb{E}[\|\nabla_{x_{s}}f(\mathbf{x}^{t})\|^{2}]+\frac{4L^{2}d_{s}}{P}\mathbb{E}[\|x_{s}^{t,i}-x_{s}^{t}\|^{2}]+\frac{2d_{s}\sigma_{s}^{2}}{P}+\frac{L^{2}\lambda^{2}d_{s}^{3}}{2P}-\frac{1}{P}\mathbb{E}[\|\nabla_{x_{s}}f_{\lambda}^{t}(x_{c}^{t},x_{s}^{t,i})\|^{2}]",
     discrepancies=(
-        Discrepancy(
-            where="Lemma C.2 proof, (26), first equality",
-            printed=r"\mathbb E\|G_s^{t,i}-\nabla f_\lambda\|^2=\frac1{P^2}\sum_{p=1}^P\mathbb E\|g_{s,p}^{t,i}-\nabla f_\lambda\|^2",
-            expected=r"\frac1{P^2}\sum_{p}\mathbb E\|g_{s,p}^{t,i}-\nabla f_\lambda\|^2+\frac1{P^2}\sum_{p\ne q}"
-            r"\mathbb E\langle g_{s,p}^{t,i}-\nabla f_\lambda,g_{s,q}^{t,i}-\nabla f_\lambda\rangle",
-            note="the cross terms vanish only if each perturbation draws its own sample; G_s^{t,i}(x; xi^t) shares one "
-            "mini-batch xi^t, and each cross term is then E||grad F(x; xi^t) - grad f(x)||^2, up to sigma_s^2, so the "
-            "variance keeps sigma_s^2 undivided by P. On a quadratic with P > d_s + 1 the lemma's bound is exceeded "
-            "(the lemma check, docs/evidence: 9.8x for C.2, 4.2x for C.3); it holds with P = 1, as the main text sets "
-            "at the end of App. C.1.3, or with a sample per perturbation.",
-        ),
+        D_SHARED_SAMPLE_PERTURBATIONS,
     ),
     notes=("The proof of Theorem 4.1 substitutes (30) into the subtracted term, which it cannot (see mu_splitfed/eq24).",),
 )  # fmt: skip

@@ -20,9 +20,23 @@ Federated Learning: An Unbalanced Update Approach", NeurIPS 2025, arXiv:2510.211
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...assumptions import BOUNDED_VARIANCE_PER_PART_AS, SMOOTHNESS
-from ...result import Discrepancy, Result, Term
-from ._common import KEY, NOTATION_ROUND, L, P, d_s, drift, g_s, lam, provenance, sigma_s2
+from ...result import Result, Term
+from ._common import (
+    D_SHARED_SAMPLE_PERTURBATIONS,
+    KEY,
+    NOTATION_ROUND,
+    L,
+    P,
+    d_s,
+    drift,
+    g_s,
+    lam,
+    provenance,
+    sigma_s2,
+)
 
 LEMMA_C3 = Result(
     paper=KEY, label="lemmaC.3", kind="lemma", title="Second moment of the server's P-perturbation ZO estimator (MU-Split)",
@@ -37,17 +51,7 @@ LEMMA_C3 = Result(
     assumptions=(SMOOTHNESS, BOUNDED_VARIANCE_PER_PART_AS),
     statement=r"\mathbb{E}[\|G_{s}^{t,i}(x_{c}^{t},x_{s}^{t,i})\|^{2}]\leq\frac{4(d_{s}+P-1)}{P}\mathbb{E}[\|\nabla_{x_{s}}f(\mathbf{x}^{t})\|^{2}]+\frac{4L^{2}(d_{s}+P-1)}{P}\mathbb{E}[\|x_{s}^{t,i}-x_{s}^{t}\|^{2}]+\frac{2d_{s}\sigma_{s}^{2}}{P}+\frac{L^{2}\lambda^{2}d_{s}^{3}}{2}",
     discrepancies=(
-        Discrepancy(
-            where="Lemma C.3 proof, (29) with (26): Lemma C.2's first equality",
-            printed=r"\mathbb E\|G_s^{t,i}-\nabla f_\lambda\|^2=\frac1{P^2}\sum_{p=1}^P\mathbb E\|g_{s,p}^{t,i}-\nabla f_\lambda\|^2",
-            expected=r"\frac1{P^2}\sum_{p}\mathbb E\|g_{s,p}^{t,i}-\nabla f_\lambda\|^2+\frac1{P^2}\sum_{p\ne q}"
-            r"\mathbb E\langle g_{s,p}^{t,i}-\nabla f_\lambda,g_{s,q}^{t,i}-\nabla f_\lambda\rangle",
-            note="the cross terms vanish only if each perturbation draws its own sample; G_s^{t,i}(x; xi^t) shares one "
-            "mini-batch xi^t, and each cross term is then E||grad F(x; xi^t) - grad f(x)||^2, up to sigma_s^2, so the "
-            "variance keeps sigma_s^2 undivided by P. On a quadratic with P > d_s + 1 the lemma's bound is exceeded "
-            "(the lemma check, docs/evidence: 9.8x for C.2, 4.2x for C.3); it holds with P = 1, as the main text sets "
-            "at the end of App. C.1.3, or with a sample per perturbation.",
-        ),
+        replace(D_SHARED_SAMPLE_PERTURBATIONS, where="Lemma C.3 proof, (29) with (26): Lemma C.2's first equality"),
     ),
     notation=NOTATION_ROUND,
 )  # fmt: skip

@@ -23,7 +23,21 @@ from __future__ import annotations
 
 from ...assumptions import BOUNDED_VARIANCE_PER_PART_AS, SMOOTHNESS
 from ...result import Discrepancy, Result, Term
-from ._common import KEY, NOTATION_ROUND, L, P, d_s, eta_s, g_s, lam, lemma_c4_branch, provenance, sigma_s2, tau
+from ._common import (
+    D_SHARED_SAMPLE_STEPS,
+    KEY,
+    NOTATION_ROUND,
+    L,
+    P,
+    d_s,
+    eta_s,
+    g_s,
+    lam,
+    lemma_c4_branch,
+    provenance,
+    sigma_s2,
+    tau,
+)
 
 LEMMA_C4 = Result(
     paper=KEY, label="lemmaC.4", kind="lemma", title="Server drift over the tau ZO steps of one round (MU-Split)",
@@ -41,16 +55,7 @@ LEMMA_C4 = Result(
     statement=r"\sum_{i=0}^{\tau-1}\mathbb{E}[\|x_{s}^{t,i}-x_{s}^{t}\|^{2}]\leq\frac{16\eta_{s}^{2}\tau^{3}(P+d_{s}/\tau)}{P}\mathbb{E}[\|\nabla_{x_{s}}f(\mathbf{x}^{t})\|^{2}]+\frac{8\eta_{s}^{2}\tau^{2}\sigma_{L}^{2}d_{s}}{P}+2\eta_{s}^{2}\tau^{3}L^{2}\lambda^{2}d_{s}^{3}",
     step="eta_s",
     discrepancies=(
-        Discrepancy(
-            where="Lemma C.4 proof, (31): 'by the property of martingale difference sequence'",
-            printed=r"\mathbb E\|\sum_{j<i}(G_s^{t,j}-\nabla f_\lambda^{t,j})\|^2=\sum_{j<i}\mathbb E\|G_s^{t,j}-\nabla f_\lambda^{t,j}\|^2",
-            expected=r"\text{the same plus the cross terms }\sum_{j\ne k}\mathbb E\langle G_s^{t,j}-\nabla f_\lambda^{t,j},"
-            r"G_s^{t,k}-\nabla f_\lambda^{t,k}\rangle",
-            note="the steps' errors are a martingale difference sequence only with a fresh mini-batch per server step; "
-            "Algorithm 1 (lines 8-11) and G_s(x^{t,i}; xi^t) use the one embedding of xi^t for all tau steps, which "
-            "correlates them. On a quadratic the drift then exceeds the bound (the lemma check, docs/evidence: 3.3x "
-            "for C.4, 3.1x for D.3); with a fresh sample per step (the trainer's server_batch=fresh) it holds.",
-        ),
+        D_SHARED_SAMPLE_STEPS,
         Discrepancy(
             where="Lemma C.4, statement and proof: the variance",
             printed=r"\frac{8\eta_s^2\tau^2\sigma_L^2d_s}{P}",

@@ -17,12 +17,12 @@ algorithms, with their seeds' equations:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .affine import average
 from .instance import Instance
 
 
@@ -42,9 +42,6 @@ class Expectation:
         """One value per sampled run (the parts are :class:`~verify.pipeline.lemmas.affine.Runs`)."""
         out = sum(w * (q.sq_norm_samples() if h is None else q.quad_samples(h)) for w, q, h in self.parts)
         return np.asarray(out) + self.constant
-
-
-Quantity = Callable[[Any, Instance], list[Expectation]]
 
 
 def local_steps(pool: Any, inst: Instance, i: int, start: Any, K: int, eta: float) -> tuple[list[Any], list[Any]]:
@@ -127,9 +124,7 @@ def sfl_v1_progress(pool: Any, inst: Instance) -> list[Expectation]:
     steps from :math:`\\theta^t`, then the :math:`\\alpha`-weighted average)."""
     K, eta = int(inst.settings["K"]), inst.settings["eta"]
     ends = [local_steps(pool, inst, i, pool.const(inst.x0), K, eta)[0][-1] for i in range(inst.N)]
-    nxt = ends[0].scale(float(inst.weights[0]))
-    for w, q in zip(inst.weights[1:], ends[1:], strict=True):
-        nxt = nxt + q.scale(float(w))
+    nxt = average(ends, inst.weights)
     return [Expectation(parts=((0.5, nxt - inst.bbar, inst.h),), constant=-inst.f_gap(inst.x0))]
 
 
