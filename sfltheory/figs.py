@@ -47,6 +47,7 @@ FIGURES: dict[str, str] = {
     "seed_heron_remark2": "HERON-SFL Remark 2: T_eps against d, h, N, B, shaded where Theorem 1's conditions hold",
     "seed_sl_K_eta_g": "SL non-IID Sec. 4.2: Theorem 1's bound against K (optimal K) and Corollary 1's against eta_g",
     "seed_sfl_aux_window": "sfl_aux Theorems 1 and 3 against the window l (client and server side)",
+    "seed_sl_fig1": "SL non-IID Fig. 1: one round of FL and SL (2 clients, 2 steps), IID and non-IID (Table 5's rules)",
 }
 
 

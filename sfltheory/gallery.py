@@ -33,6 +33,7 @@ SEED_FIGURES: dict[str, str] = {
     "seed_heron_remark2": "HERON-SFL (seed 001) Remark 2 and Theorem 1, Sec. V-A",
     "seed_sl_K_eta_g": "SL non-IID (seed 002) Theorem 1 (5), Corollary 1 and Sec. 4.2-4.3 (optimal K, effect of eta_g)",
     "seed_sfl_aux_window": "sfl_aux (seed 004) Theorems 1 and 3: the bound against the window l",
+    "seed_sl_fig1": "SL non-IID (seed 002) Fig. 1, Sec. 1 (line 19), from Table 5's update rules",
 }
 
 

@@ -1,4 +1,4 @@
-"""The five seed figures: listed, described in paper_figs/README.md, and each draws with small=True."""
+"""The six seed figures: listed, described in paper_figs/README.md, and each draws with small=True."""
 
 from __future__ import annotations
 
@@ -6,7 +6,14 @@ import pytest
 
 from sfltheory import figs
 
-SEED_FIGURES = ("seed_mu_table2", "seed_sl_table4", "seed_heron_remark2", "seed_sl_K_eta_g", "seed_sfl_aux_window")
+SEED_FIGURES = (
+    "seed_mu_table2",
+    "seed_sl_table4",
+    "seed_heron_remark2",
+    "seed_sl_K_eta_g",
+    "seed_sfl_aux_window",
+    "seed_sl_fig1",
+)
 
 
 def test_listed_and_described() -> None:
