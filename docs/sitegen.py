@@ -6,8 +6,9 @@ code:
 
 * ``catalogue/``: a page per paper and per result (:mod:`sfltheory.sitepages`, the encodings ``sfltheory show``
   prints), with the audit's findings read from ``docs/ERRATA.md`` (kept equal to the audit by ``tests/test_docs.py``);
-* ``reference/``: the errata, vocabulary and algorithms pages (the committed ``docs/*.md``, which tests keep in
-  sync with the code), their reStructuredText roles turned into MyST and every result id linked to its page;
+* ``reference/``: the errata, vocabulary, algorithms and seed-inventory pages (the committed ``docs/*.md``, which
+  tests keep in sync with the code), their reStructuredText roles turned into MyST and every result id linked to
+  its page;
 * ``gallery/``: every package figure (``sfltheory figs``) with its caption;
 * ``notebooks/``: the notebooks, converted by jupytext to ``.ipynb`` for myst-nb to execute;
 * ``api/``: one autodoc page (reStructuredText) per package of ``sfltheory`` and ``verify``.
@@ -50,7 +51,7 @@ def link_ids(text: str, prefix: str) -> str:
 
 
 def reference_pages() -> dict[str, str]:
-    """The errata, vocabulary and algorithms pages, from their committed generated sources."""
+    """The errata, vocabulary, algorithms and seed-inventory pages, from their committed generated sources."""
     from sfltheory.sitepages import SEED_LINK
 
     errata = SEED_LINK.sub(r"\1", (DOCS / "ERRATA.md").read_text())
@@ -59,6 +60,7 @@ def reference_pages() -> dict[str, str]:
         "reference/errata.md": link_ids(errata, "../"),
         "reference/vocabulary.md": (DOCS / "VOCABULARY.md").read_text(),
         "reference/algorithms.md": link_ids(algorithms, "../"),
+        "reference/seeds.md": (DOCS / "SEEDS.md").read_text(),
     }
 
 

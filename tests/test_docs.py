@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
-@pytest.mark.parametrize("name", ["CATALOGUE.md", "ERRATA.md", "VOCABULARY.md"])
+@pytest.mark.parametrize("name", ["CATALOGUE.md", "ERRATA.md", "SEEDS.md", "VOCABULARY.md"])
 def test_docs_in_sync(name: str) -> None:
     assert (DOCS / name).read_text() == mainjob.docs()[name], (
         f"docs/{name} is stale: run `python -m sfltheory.mainjob --docs docs`"
