@@ -82,8 +82,9 @@ def assert_states_equal(a: State, b: State, tol: float = 1e-10) -> None:
 
 
 def heron_by_hand(
-    law: str, server: str, cfg: dict[str, Any], seed: int, M: int = 2, draws: str = "cpu"
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    law: str, server: str, cfg: dict[str, Any], seed: int, M: int = 2, draws: str = "cpu",
+    clients: list[int] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
     """One round of HERON-SFL on the quadratic (sigma2 = 0, so every sample's loss is f_m), by the paper's rules:
     eq. (2) with P directions, eq. (6) as a recursion, uploads at steps 0, l, ..., the server by (44) or (7),
     the average (8). Directions: the Gaussian draws of keys ("zo", m, k, p, "client"/"aux") (``draws="cpu"``), or
@@ -93,7 +94,8 @@ def heron_by_hand(
     draw = Context(problem=quad(M), t=0, seed=seed, batch_size=1, batched=False)
     d = 3  # |theta_c| + |theta_a| = 1 + 2
     ends, smashed, drift = [], {}, 0.0
-    for m in range(M):
+    chosen = list(range(M)) if clients is None else clients  # the round's participants (all by default)
+    for m in chosen:
         z = X0.copy()  # (theta_c, theta_a): the head starts as the server coordinates x0[1:]
         for k in range(K):
             f0 = f(m, z)
@@ -113,17 +115,17 @@ def heron_by_hand(
             if k % period == 0:
                 smashed[(k, m)] = z[0]  # the client coordinate is the smashed data
             z = z - eta_c * g
-        drift += float(((z - X0) ** 2).sum()) / M
+        drift += float(((z - X0) ** 2).sum()) / len(chosen)
         ends.append(z)
     xs = X0[1:].copy()
     slots = list(range(0, K, period))
     if server == "sequential":
         for k in slots:
-            for m in range(M):
+            for m in chosen:
                 xs = xs - eta_s * grad(m, np.concatenate([[smashed[(k, m)]], xs]))[1:]
     else:  # eq. (7): sum over clients of the mean over each client's uploads, all at theta_s^t
         total = sum(
-            np.mean([grad(m, np.concatenate([[smashed[(k, m)]], X0[1:]]))[1:] for k in slots], axis=0) for m in range(M)
+            np.mean([grad(m, np.concatenate([[smashed[(k, m)]], X0[1:]]))[1:] for k in slots], axis=0) for m in chosen
         )
         xs = X0[1:] - eta_s * total
     avg = np.mean(ends, axis=0)
@@ -149,6 +151,27 @@ def test_heron_one_round_by_hand(law: str, server: str, draws: str) -> None:
     assert c.server_forward == c.server_backward == 2 * 2 * 2  # 2 uploads x 2 clients x B samples
     assert c.bytes_up == 2 * 2 * 2 * 8 + 2 * 3 * 8  # smashed data (d_c = 1) + theta_c, theta_a per client
     assert c.bytes_down == 2 * 3 * 8  # the broadcast only: no gradient comes back
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_heron_partial_participation_by_hand(batched: bool) -> None:
+    """n = 2 of M = 3 clients (Sec. VI-B5): the round is the hand computation over the drawn clients only (drawn
+    as documented: the first n of a permutation from the round's "participants" generator, sorted), their average
+    in (8) and the server on their uploads alone; n = M draws nothing and equals full participation exactly."""
+    cfg: dict[str, Any] = dict(K=2, P=2, l=1, lam=0.05, eta_c=0.02, eta_s=0.1)
+    ctx = Context(problem=quad(3), t=0, seed=11, batch_size=2, batched=batched)
+    chosen = sorted(torch.randperm(3, generator=ctx.rng("participants"))[:2].tolist())
+    state, ctx, metrics = one_round(HeronSFL(n=2, draws="cpu", **cfg), quad(3), t=0, seed=11, batch=2, batched=batched)
+    xc, xs, xa, drift = heron_by_hand("unit_sphere", "sequential", cfg, seed=11, M=3, clients=chosen)
+    np.testing.assert_allclose(vec(state, "client"), xc, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(vec(state, "server"), xs, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(vec(state, "aux"), xa, rtol=1e-12, atol=1e-13)
+    assert metrics["drift"] == pytest.approx(drift, rel=1e-10)
+    assert ctx.counters.bytes_down == 2 * 3 * 8  # the broadcast to the 2 drawn clients only (3 values each)
+    full = one_round(HeronSFL(n=3, **cfg), quad(3), t=0, seed=11, batch=2, batched=batched)[0]
+    assert_states_equal(full, one_round(HeronSFL(**cfg), quad(3), t=0, seed=11, batch=2, batched=batched)[0], 0.0)
+    with pytest.raises(ParameterError, match=r"n.*must be <= M = 3"):
+        HeronSFL(n=4).init_state(quad(3), quad(3).init())
 
 
 @pytest.mark.parametrize("draws", ["cpu", "device"])

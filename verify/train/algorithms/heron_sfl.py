@@ -11,7 +11,9 @@ radius), :math:`\eta_c` (:math:`\eta_l` in (6)) -> ``eta_c``, :math:`\eta_s` -> 
 upload period k -> ``l``. The local model is :math:`\theta_l = \{\theta_c, \theta_a\}` (client part and
 auxiliary head), of dimension :math:`d = |\theta_c| + |\theta_a|`.
 
-Round t (all N clients, as in the analysis):
+Round t (all N clients, as in Sec. IV and the analysis; ``n`` < N draws n of them uniformly without replacement
+each round, the partial participation of the experiments of Sec. VI-B5, which neither the algorithm nor the
+analysis states: the steps below then run over the drawn clients, and (8) averages theirs):
 
 1. every client starts from the broadcast :math:`\theta_{l,i}^{t,0} = \{\theta_c^t, \theta_a^t\}`;
 2. it makes h zeroth-order steps on the local loss :math:`f_{l,i}(\theta_l) = \ell(\theta_a(\theta_c(\xi)))`
@@ -198,6 +200,14 @@ class HeronSFL(SplitAlgorithm):
             help="server update: one SGD step per upload in sequence (Sec. IV, (44)) or one step with the "
             "sum of the clients' gradients at theta_s^t (eq. (7))",
         ),
+        ParamSpec(
+            name="n",
+            default=0,
+            kind="int",
+            low=0,
+            help="clients per round, drawn uniformly without replacement (0: all N, Sec. IV and the analysis; "
+            "n < N: the partial participation of Sec. VI-B5's experiments)",
+        ),
     )
 
     def validate(self) -> None:
@@ -210,6 +220,8 @@ class HeronSFL(SplitAlgorithm):
         head is refused)."""
         if "aux" not in x0:
             raise ParameterError("aux", "HERON-SFL needs an auxiliary head on the client (build the problem with aux)")
+        if self.p["n"] > problem.M:
+            raise ParameterError("n", f"must be <= M = {problem.M} clients (got {self.p['n']})")
         return {"client": tree.clone(x0["client"]), "server": tree.clone(x0["server"]), "aux": tree.clone(x0["aux"])}
 
     def uploads(self) -> list[int]:
@@ -221,9 +233,19 @@ class HeronSFL(SplitAlgorithm):
         return len(self.uploads())
 
     def server_steps(self, M: int) -> float:
-        """``sequential``: one step per client upload, M per upload slot; ``sum``: one step with the clients' sum
-        (eq. (7))."""
-        return float(M * len(self.uploads())) if self.p["server"] == "sequential" else 1.0
+        """``sequential``: one step per participating client's upload, n (M when all take part) per upload slot;
+        ``sum``: one step with the clients' sum (eq. (7))."""
+        n = min(self.p["n"] or M, M)
+        return float(n * len(self.uploads())) if self.p["server"] == "sequential" else 1.0
+
+    def participants(self, M: int, ctx: Context) -> list[int]:
+        """The clients of this round in increasing order: all M (``n = 0`` or ``n = M``; no draw, so the curves of
+        full participation do not depend on ``n``), or n drawn uniformly without replacement from the round's
+        ``"participants"`` generator."""
+        n = self.p["n"] or M
+        if n >= M:
+            return list(range(M))
+        return sorted(torch.randperm(M, generator=ctx.rng("participants"))[:n].tolist())
 
     def gaussians(
         self, ctx: Context, like_c: Params, like_a: Params, clients: Sequence[int], k: int
@@ -239,12 +261,16 @@ class HeronSFL(SplitAlgorithm):
         za = zo.per_client_draws(lambda m, p: ctx.randn_like(like_a, "zo", m, k, p, "aux"), clients, P)
         return zc, za
 
-    def chunks(self, problem: Problem, x_c: Params, x_a: Params) -> list[list[int]]:
-        """The clients of the batched round in chunks whose draws fit in memory
-        (:func:`verify.ops.zo.client_chunks`; ``self.memory_budget`` caps it): all M at once while they fit."""
+    def chunks(
+        self, problem: Problem, x_c: Params, x_a: Params, clients: Sequence[int] | None = None
+    ) -> list[list[int]]:
+        """The round's ``clients`` (default: all M) in chunks whose draws fit in memory
+        (:func:`verify.ops.zo.client_chunks`; ``self.memory_budget`` caps it): all of them at once while they fit."""
+        clients = list(range(problem.M)) if clients is None else list(clients)
         first = next(iter(x_c.values()))
         per_client = zo.DRAW_COPIES * self.p["P"] * (tree.nbytes(x_c) + tree.nbytes(x_a))
-        return zo.client_chunks(problem.M, per_client, first.device, self.memory_budget)
+        return [[clients[i] for i in c] for c in zo.client_chunks(len(clients), per_client, first.device,
+                                                                  self.memory_budget)]  # fmt: skip
 
     def round(self, t: int, state: State, ctx: Context) -> dict[str, float]:
         """Sec. IV steps 1-4: the broadcast, K zeroth-order local steps per client with the server trained on the
@@ -253,14 +279,15 @@ class HeronSFL(SplitAlgorithm):
         problem = ctx.problem
         M = problem.M
         x_c, x_a, x_s = state["client"], state["aux"], state["server"]
-        clients = list(range(M))
+        clients = self.participants(M, ctx)
+        n = len(clients)
         model_bytes = tree.nbytes(x_c) + tree.nbytes(x_a)
         for _ in clients:
             ctx.download(model_bytes)  # step 1: the broadcast of theta_c^t, theta_a^t
         smashed: dict[tuple[int, int], Batch] = {}  # (local step, client) -> uploaded smashed data with labels
         losses: list[Tensor] = []
         if ctx.batched:
-            parts = [self._batched(ctx, x_c, x_a, c, smashed, losses) for c in self.chunks(problem, x_c, x_a)]
+            parts = [self._batched(ctx, x_c, x_a, c, smashed, losses) for c in self.chunks(problem, x_c, x_a, clients)]
             ends_c = {k: torch.cat([pc[k] for pc, _ in parts]) for k in x_c}
             ends_a = {k: torch.cat([pa[k] for _, pa in parts]) for k in x_a}
         else:
@@ -274,8 +301,8 @@ class HeronSFL(SplitAlgorithm):
         for _ in clients:
             ctx.upload(model_bytes)  # step 4: theta_{l,i}^{t,h} to the Fed-Server
         return {
-            "drift": float((drift_c + drift_a).sum()) / M,
-            "drift_client": float(drift_c.sum()) / M,
+            "drift": float((drift_c + drift_a).sum()) / n,
+            "drift_client": float(drift_c.sum()) / n,
             "local_loss": float(torch.cat(losses).mean()),
         }
 
