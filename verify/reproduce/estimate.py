@@ -97,7 +97,8 @@ def step_seconds(model: str, batch: int, device: str, *, steps: int = TIMED_STEP
 def estimate(exp: Experiment, scale: Scale, device: str) -> Estimate:
     """The estimate of the runs of ``scale`` (the experiment's plan) on ``device``."""
     cells = exp.plan(scale, device)
-    cost = step_seconds(scale.model, scale.batch, device)
+    # an experiment with no trainer run (a measurement, e.g. mu_splitfed/fig4) has no model step to time
+    cost = step_seconds(scale.model, scale.batch, device) if cells else 0.0
     return Estimate(id=exp.id, scale=scale.name, runs=len(cells), steps=sum(steps_per_run(c.params) for c in cells),
                     step_seconds=cost, device=resolve_device(device))  # fmt: skip
 

@@ -45,14 +45,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import torch
-from torch import nn
 
 from sfltheory.plotting import PALETTE, footnote, style
-from verify.models import load_model
-from verify.models.zoo import resnet18
 
-from .client_costs import Cost, measure
 from .experiment import Cell, Experiment, Finding, Quote, Scale
 from .heron_sfl_fig2 import SMALL
 from .verdicts import COMBINED, combine
@@ -129,40 +124,6 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
 
 
 # --- the FLOPs and memory columns: no training run ------------------------------------------------------------------
-
-
-def paper_client() -> tuple[nn.Module, nn.Module, torch.Tensor, torch.Tensor]:
-    """Sec. VI-A's client on the ``meta`` device: the zoo's ResNet-18 (CIFAR variant) up to its second BatchNorm
-    (the stem's conv, BN, ReLU, then ``layer1.0``'s conv1 and bn1; line 203), a Linear head on the flattened
-    64x32x32 output (line 203: "a single fully connected layer"), and a batch of 256 CIFAR-10 images and labels."""
-    with torch.device("meta"):
-        m = resnet18()
-        block = next(iter(m.get_submodule("layer1").children()))
-        client = nn.Sequential(m.get_submodule("stem"), block.get_submodule("conv1"), block.get_submodule("bn1"))
-        head = nn.Sequential(nn.Flatten(), nn.Linear(64 * 32 * 32, 10))
-        return client, head, torch.empty(256, 3, 32, 32), torch.zeros(256, dtype=torch.long)
-
-
-def scale_client(scale: Scale) -> tuple[nn.Module, nn.Module, torch.Tensor, torch.Tensor] | None:
-    """The scale's own model cut after its first block (``fc1``) with a Linear head on the meta device, and a batch
-    of ``scale.batch``; None where the scale's model is not an MLP with an ``fc1`` (the paper scale: see
-    :func:`paper_client`)."""
-    if scale.input_shape is None:
-        return None
-    with torch.device("meta"):
-        m = load_model(scale.model)
-        fc1 = getattr(m, "fc1", None)
-        if not isinstance(fc1, nn.Linear):
-            return None
-        client = nn.Sequential(nn.Flatten(), fc1, nn.ReLU())
-        head = nn.Linear(fc1.out_features, 10)
-        return client, head, torch.empty(scale.batch, *scale.input_shape), torch.zeros(scale.batch, dtype=torch.long)
-
-
-def costs(parts: tuple[nn.Module, nn.Module, torch.Tensor, torch.Tensor]) -> dict[str, Cost]:
-    """The measured cost of one client update of each algorithm (SFLV1 and V2 share theirs)."""
-    by_update = {u: measure(u, *parts) for u in dict.fromkeys(UPDATE_OF.values())}
-    return {a: by_update[u] for a, u in UPDATE_OF.items()}
 
 
 def reduction_finding(what: str, heron: float, fo: Mapping[str, float], *, reproduces: float, fails: float,
@@ -259,9 +220,12 @@ def judge(scale: Scale, rows: tuple[Mapping[str, Any], ...]) -> tuple[Finding, d
     """The three columns' findings (memory and FLOPs at the paper's setting, measured here; communication from the
     rows), combined; the numbers: each algorithm's measured cost at the paper's setting and at the scale's model,
     the bytes until the target per algorithm (mean, standard error, runs that reached it) and the mean curves."""
-    paper_cost = costs(paper_client())
+    # torch only here: `sfltheory reproduce --list` and `figs --list` read this module without it
+    from .heron_costs import costs, paper_client, scale_client
+
+    paper_cost = costs(paper_client(), UPDATE_OF)
     mine = scale_client(scale)
-    scale_cost = costs(mine) if mine is not None else {}
+    scale_cost = costs(mine, UPDATE_OF) if mine is not None else {}
     fo = [a for a in ALGORITHMS if a != "heron_sfl"]
     mem = reduction_finding(
         "peak memory",
@@ -401,6 +365,5 @@ EXPERIMENT = Experiment(
     series=("test_acc", "bytes_up", "bytes_down"),
 )
 
-__all__ = ["ALGORITHMS", "EXPERIMENT", "PAPER", "SCALES", "SEED", "TARGET", "bytes_to_target", "comm_curve",
-           "comm_finding", "costs", "draw", "judge", "paper_client", "plan", "reduction_finding",
-           "scale_client"]  # fmt: skip
+__all__ = ["ALGORITHMS", "EXPERIMENT", "PAPER", "SCALES", "SEED", "TARGET", "UPDATE_OF", "bytes_to_target",
+           "comm_curve", "comm_finding", "draw", "judge", "plan", "reduction_finding"]  # fmt: skip

@@ -8,7 +8,15 @@ from collections.abc import Sequence
 
 from sfltheory.errors import ParameterError
 
-from . import cut_layer_tables, heron_sfl_fig2, heron_sfl_table2, mu_splitfed_fig2, mu_splitfed_table1, sl_noniid_table2
+from . import (
+    cut_layer_tables,
+    heron_sfl_fig2,
+    heron_sfl_table2,
+    mu_splitfed_fig2,
+    mu_splitfed_fig4,
+    mu_splitfed_table1,
+    sl_noniid_table2,
+)
 from .experiment import Experiment
 
 EXPERIMENTS: dict[str, Experiment] = {
@@ -20,6 +28,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         mu_splitfed_fig2.EXPERIMENT,
         heron_sfl_fig2.EXPERIMENT,
         heron_sfl_table2.EXPERIMENT,
+        mu_splitfed_fig4.EXPERIMENT,
     )
 }
 

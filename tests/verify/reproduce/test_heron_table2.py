@@ -16,17 +16,16 @@ from sfltheory.seedtables.core import seed_lines
 from verify.reproduce import registry
 from verify.reproduce.client_costs import LiveBytes, measure
 from verify.reproduce.experiment import VERDICTS, Quote
+from verify.reproduce.heron_costs import costs, paper_client, scale_client
 from verify.reproduce.heron_sfl_table2 import (
     ALGORITHMS,
     EXPERIMENT,
     SCALES,
+    UPDATE_OF,
     bytes_to_target,
     comm_finding,
-    costs,
     judge,
-    paper_client,
     reduction_finding,
-    scale_client,
 )
 from verify.reproduce.runner import Request, reproduce
 
@@ -99,7 +98,7 @@ def test_flops_and_peak_at_the_small_scale_by_hand() -> None:
     #   gradient 4096, the ReLU's backward 4096, grad W 8192, grad b 128 = 20608 -> 37120 B.
     parts = scale_client(SCALES["small"])
     assert parts is not None
-    got = costs(parts)
+    got = costs(parts, UPDATE_OF)
     assert got["sfl_v1"].flops == got["sfl_v2"].flops == 262144.0
     assert got["sfl_aux"].flops == 323584.0 and got["heron_sfl"].flops == 303104.0
     assert (got["sfl_v1"].resident_bytes, got["sfl_v1"].peak_bytes) == (16512, 37120)
@@ -115,7 +114,7 @@ def test_paper_setting_flops_by_hand() -> None:
     # SFLV: F_c + backward (stem weight only F_stem, conv1 weight + input 2 F_conv1) = 3 F_c - F_stem
     #   = 60,699,967,488 - 905,969,664 = 59,793,997,824 (Table II prints 59.51 G).
     # HERON-SFL: 2 (F_c + F_a) = 41,137,733,632 (Table II: 39.90 G); ratio 0.688 against the 2/3 of line 195.
-    got = costs(paper_client())
+    got = costs(paper_client(), UPDATE_OF)
     assert got["sfl_v1"].flops == 59_793_997_824.0
     assert got["heron_sfl"].flops == 41_137_733_632.0
     assert got["sfl_aux"].flops == 3 * (20_233_322_496 + 335_544_320) - 905_969_664
