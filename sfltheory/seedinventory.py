@@ -59,8 +59,9 @@ INVENTORY: tuple[Item, ...] = (
          holds="rounds to 85 % against tau and the cut layer (OPT-1.3B)", made_by=("mu_splitfed/fig3",),
          note="a digits MLP stands for OPT-1.3B"),
     Item(paper="mu_splitfed", label="Figure 4", line=224, kind="experiment",
-         holds="client peak memory of FedAvg, FedLoRA and MU-SplitFed (OPT-1.3B)",
-         note=LLM + "; the client-cost measurement of heron_sfl/table2 would apply to a stand-in"),
+         holds="client peak memory of FedAvg, FedLoRA and MU-SplitFed (OPT-1.3B)", made_by=("mu_splitfed/fig4",),
+         note="one update of an OPT-1.3B-shaped decoder measured on the meta device (tensor storage only); the "
+         "paper's precision, batch and cut are not stated"),
     Item(paper="mu_splitfed", label="Table 2", line=306, kind="theory", holds="communication complexity",
          made_by=("mu_table2", "seed_mu_table2")),
     Item(paper="mu_splitfed", label="Table 3", line=326, kind="notation", holds="notations"),

@@ -32,6 +32,8 @@ def entries() -> list[Entry]:
                          files=tuple(f"{FOLDER}/{e.slug}/{s}.png" for s in SHOWN_SCALES)))  # fmt: skip
         if not any(theorem_of(a) for a in e.algorithms):  # no result analyses its algorithms: no theory figure
             continue
+        if not e.plan(e.scales["small"], "cpu"):  # a measurement with no trainer run (mu_splitfed/fig4): none either
+            continue
         out.append(Entry(name=e.id + THEORY, kind="seed experiment", seed=seed, command=command,
                          shows="the bound of the theorem that analyses it, at a reproduced run's settings and "
                          "constants measured on its model and data, against the run's own ||grad f||^2",
