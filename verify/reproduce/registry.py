@@ -11,11 +11,15 @@ from sfltheory.errors import ParameterError
 from . import (
     cut_layer_tables,
     heron_sfl_fig2,
+    heron_sfl_fig3,
+    heron_sfl_fig4,
     heron_sfl_table2,
     mu_splitfed_fig2,
+    mu_splitfed_fig3,
     mu_splitfed_fig4,
     mu_splitfed_table1,
     sl_noniid_table2,
+    sl_noniid_tables7_9,
 )
 from .experiment import Experiment
 
@@ -25,9 +29,13 @@ EXPERIMENTS: dict[str, Experiment] = {
         cut_layer_tables.EXPERIMENT,
         mu_splitfed_table1.EXPERIMENT,
         sl_noniid_table2.EXPERIMENT,
+        sl_noniid_tables7_9.EXPERIMENT,
         mu_splitfed_fig2.EXPERIMENT,
         heron_sfl_fig2.EXPERIMENT,
+        heron_sfl_fig3.EXPERIMENT,
+        heron_sfl_fig4.EXPERIMENT,
         heron_sfl_table2.EXPERIMENT,
+        mu_splitfed_fig3.EXPERIMENT,
         mu_splitfed_fig4.EXPERIMENT,
     )
 }
