@@ -18,6 +18,7 @@ from . import (
     mu_splitfed_fig3,
     mu_splitfed_fig4,
     mu_splitfed_table1,
+    sl_noniid_fig2,
     sl_noniid_table2,
     sl_noniid_tables7_9,
 )
@@ -30,6 +31,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         mu_splitfed_table1.EXPERIMENT,
         sl_noniid_table2.EXPERIMENT,
         sl_noniid_tables7_9.EXPERIMENT,
+        sl_noniid_fig2.EXPERIMENT,
         mu_splitfed_fig2.EXPERIMENT,
         heron_sfl_fig2.EXPERIMENT,
         heron_sfl_fig3.EXPERIMENT,

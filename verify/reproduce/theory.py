@@ -61,6 +61,7 @@ PREFERRED: dict[str, Mapping[str, Any]] = {
     "sl_noniid/tables7-9": {"partition": "shards:2", "E": 1, "lr": 0.05},  # a rate that trains (the first cell's
     # 0.0005 hardly moves), the claim's non-IID case
     "mu_splitfed/fig3": {"cut": "fc1", "tau": 2},  # the earliest cut at the paper's tau
+    "sl_noniid/fig2": {"panel": "a", "partition": "shards:2"},  # C = 2: where the heterogeneity term is not ~0
     "mu_splitfed/fig2": {"tau": 2},  # the paper's tau for Fig. 2 (line 214)
 }
 
