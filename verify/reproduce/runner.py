@@ -37,7 +37,7 @@ from .estimate import Estimate, estimate
 from .experiment import SCALES, Experiment, Outcome, Scale
 from .registry import select
 from .summary import write_summary
-from .theory import SERIES, theory_cells, theory_of
+from .theory import MEASURE_SAMPLES, SERIES, TINY_MEASURE_SAMPLES, theory_cells, theory_of
 from .theoryfigure import draw_theory
 
 Say = Callable[[str], None]
@@ -134,7 +134,8 @@ def _one(exp: Experiment, scale: Scale, req: Request, root: Path, progress: Text
     with style():  # the house rcParams hold while saving too (savefig.bbox = tight keeps the caption)
         fig = exp.draw(exp, scale, finding, numbers, rows)
         files = save_formats(fig, folder / scale.name, name="out")
-    theories = tuple(theory_of(c, cfg.key, *by_key[cfg.key],
+    samples = TINY_MEASURE_SAMPLES if scale.name == "tiny" else MEASURE_SAMPLES
+    theories = tuple(theory_of(c, cfg.key, *by_key[cfg.key], samples=samples,
                                cache=folder / "theory" / f"{cfg.key}-{c.labels['theorem']}.json".replace("/", "_"))
                      for c, cfg in zip(tcells, tconfigs, strict=True))  # fmt: skip
     tfiles: tuple[Path, ...] = ()
