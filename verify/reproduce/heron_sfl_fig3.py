@@ -78,7 +78,8 @@ SCALES: dict[str, Scale] = {
                     "all); (c) 10 IID clients, 2, 5 or all 10 per round (the paper prints no fraction), HERON-SFL and "
                     "CSE-FSL only (sfl_v2 has no partial participation); 200 rounds of one step of batch 32 (not "
                     "256), 3 seeds; SGD step 0.1 for every update of all three (Fig. 2's probe), HERON-SFL with "
-                    "P = 10; CSE-FSL for CSE-FSL and FSL-SAGE, no SFLV1 (66 runs, RUNCOST)"),
+                    "P = 10; CSE-FSL for CSE-FSL and FSL-SAGE, no SFLV1 (66 runs: 218 CPU-s measured, 356 s "
+                    "with --workers 2 on the shared 2-core CPU at load average 4.4 to 6.8, about 110 s idle)"),
     "paper": _scale("paper", data="cifar10:root={root}", model="resnet18", clients=10, T=1000, batch=256,
                     seeds=(0,), params=PAPER_SCALE, alphas=(0.1, 0.3, 1.0), counts=(10, 20, 50, 100),
                     n=(2, 5, 0), cut="layer1.0", input_shape=None, eval_samples=64,
@@ -256,7 +257,9 @@ def draw(exp: Experiment, scale: Scale, finding: Finding, numbers: Mapping[str, 
                     if r["panel"] == panel and r["algorithm"] == a and r.get("acc") is not None:
                         ax.plot(float(r["x"]) * (1.0 + 0.06 * (i - 1)), r["acc"], ".", color=PALETTE[i], alpha=0.35)
             ax.set_xscale("log")
-            ax.set_xticks(xs, [f"{x:g}" for x in xs])
+            ticks = [f"{x:g} ({round(x * scale.clients)} of {scale.clients})" if panel == "fraction" else f"{x:g}"
+                     for x in xs]  # fmt: skip
+            ax.set_xticks(xs, ticks)
             ax.minorticks_off()
             ax.set_xlabel(XLABELS[panel])
             title = PANELS[panel] + (f", {scale.clients} clients" if panel == "fraction" else "")
@@ -273,7 +276,7 @@ def draw(exp: Experiment, scale: Scale, finding: Finding, numbers: Mapping[str, 
                  "participation ratios ... closely tracks first-order SFL baselines' (read as |HERON-SFL - CSE-FSL| "
                  "and HERON-SFL's spread across fractions both within t; either beyond 2t: does not reproduce; "
                  "SFLV2 not in (c): sfl_v2 has no partial participation). "
-                 f"Scale '{scale.name}': {scale.substitution}.", width=200)  # fmt: skip
+                 f"Scale '{scale.name}': {scale.substitution}.", width=225)  # fmt: skip
     return fig
 
 

@@ -61,6 +61,40 @@ def test_scaling_rule_on_hand_made_numbers(acc: dict[int, float], noise: float, 
     assert fig3.scaling_finding(acc, noise=noise).verdict == verdict
 
 
+@pytest.mark.parametrize(
+    ("heron", "cse", "noise", "verdict"),
+    [
+        # t = max(3, 0) = 3; gaps |90-91|, |91-92|, |92-92.5| -> d = 1 <= 3; spread 92 - 90 = 2 <= 3
+        ({0.2: 90.0, 0.5: 91.0, 1.0: 92.0}, {0.2: 91.0, 0.5: 92.0, 1.0: 92.5}, 0.0, "reproduces"),
+        # d = 91 - 84 = 7 > 2t = 6 (HERON-SFL behind CSE-FSL at 0.2)
+        ({0.2: 84.0, 0.5: 90.0, 1.0: 90.0}, {0.2: 91.0, 0.5: 90.0, 1.0: 90.0}, 0.0, "does not reproduce"),
+        # d = 0, but spread 92 - 85 = 7 > 6: both fall at 0.2, HERON-SFL not stable
+        ({0.2: 85.0, 1.0: 92.0}, {0.2: 85.0, 1.0: 92.0}, 0.0, "does not reproduce"),
+        # two-sided: HERON-SFL 7 points above CSE-FSL at 0.2 does not "closely track" it (d = 7 > 6)
+        ({0.2: 92.0, 1.0: 92.0}, {0.2: 85.0, 1.0: 92.0}, 0.0, "does not reproduce"),
+        # d = 4 and s = 4, both in (3, 6]
+        ({0.2: 88.0, 1.0: 92.0}, {0.2: 92.0, 1.0: 92.0}, 0.0, "inconclusive"),
+        # noise 2: t = 2 * 2 sqrt(2) = 5.657; d = 91 - 87 = 4, s = 92 - 87 = 5, both <= 5.657
+        ({0.2: 87.0, 1.0: 92.0}, {0.2: 91.0, 1.0: 92.0}, 2.0, "reproduces"),
+        # noise 4: t = 11.3 > MAX_TOLERANCE 10: d = 0, s = 1 within t, but the seeds are too far apart to tell
+        ({0.2: 90.0, 1.0: 91.0}, {0.2: 90.0, 1.0: 91.0}, 4.0, "inconclusive"),
+        # one fraction: no spread; the two algorithms at different fractions; a missing accuracy
+        ({1.0: 90.0}, {1.0: 90.0}, 0.0, "inconclusive"),
+        ({0.2: 90.0, 1.0: 90.0}, {0.5: 90.0, 1.0: 90.0}, 0.0, "inconclusive"),
+        ({0.2: math.nan, 1.0: 90.0}, {0.2: 90.0, 1.0: 90.0}, 0.0, "inconclusive"),
+    ],
+)
+def test_participation_rule_on_hand_made_numbers(
+    heron: dict[float, float], cse: dict[float, float], noise: float, verdict: str
+) -> None:
+    assert fig3.participation_finding(heron, cse, noise=noise).verdict == verdict
+
+
+def test_fraction_by_hand() -> None:
+    # 2 of 10 clients: 0.2; 5 of 10: 0.5; n = 0 and n = 10: all, 1
+    assert [fig3.fraction(n, 10) for n in (2, 5, 0, 10)] == [0.2, 0.5, 1.0, 1.0]
+
+
 def test_mean_se_by_hand() -> None:
     # 88, 90, 92: mean 90, std (ddof 1) = sqrt((4 + 0 + 4) / 2) = 2, s.e. = 2 / sqrt 3 = 1.1547
     m, se = fig3.mean_se([88.0, 90.0, 92.0])
@@ -76,27 +110,57 @@ def fig3_rows(values: Mapping[tuple[str, float, str], tuple[float, ...]]) -> tup
     )
 
 
-def test_fig3_judge_on_hand_made_rows() -> None:
-    # tiny scale: alpha (0.1,), clients (2, 3). Two seeds each.
-    # alpha 0.1: HERON 90, 92 -> 91 (s.e. sqrt(2)/sqrt(2) = 1), CSE-FSL 92, 92 -> 92, SFLV2 94, 94 -> 94;
-    #   t = max(3, 2 sqrt(2)) = 3: gaps 1 <= 3 and 3 <= 6 -> reproduces.
-    # clients: HERON 80, 80 (2 clients) and 90, 90 (3 clients): spread 10 > 2t = 6 -> does not reproduce.
-    # combined: does not reproduce.
-    vals = {("alpha", 0.1, "heron_sfl"): (90.0, 92.0), ("alpha", 0.1, "sfl_aux"): (92.0, 92.0),
-            ("alpha", 0.1, "sfl_v2"): (94.0, 94.0)}  # fmt: skip
-    for m, v in ((2, 80.0), (3, 90.0)):
+# tiny scale: alpha (0.1,), clients (2, 3), panel (c) n (1, 0) of 2 clients: fractions 0.5 and 1. Two seeds each.
+# alpha 0.1: HERON 90, 92 -> 91 (s.e. sqrt(2)/sqrt(2) = 1), CSE-FSL 92, 92 -> 92, SFLV2 94, 94 -> 94;
+#   t = max(3, 2 sqrt(2)) = 3: gaps 1 <= 3 and 3 <= 6 -> reproduces.
+ALPHA = {("alpha", 0.1, "heron_sfl"): (90.0, 92.0), ("alpha", 0.1, "sfl_aux"): (92.0, 92.0),
+         ("alpha", 0.1, "sfl_v2"): (94.0, 94.0)}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("counts", "part", "verdict", "said"),
+    [
+        # clients: HERON 80 (2 clients), 90 (3 clients): spread 10 > 2t = 6 -> does not reproduce.
+        # (c): 0.5: HERON 90, CSE 91; 1: HERON 91, CSE 91 (s.e. 0, t = 3): d = 1, s = 1 -> reproduces.
+        # combined: does not reproduce.
+        ({2: 80.0, 3: 90.0}, {(0.5, "heron_sfl"): (90.0, 90.0), (0.5, "sfl_aux"): (91.0, 91.0),
+                              (1.0, "heron_sfl"): (91.0, 91.0), (1.0, "sfl_aux"): (91.0, 91.0)},
+         "does not reproduce", "spread 10.0 points"),
+        # clients: 90, 91: spread 1 <= 3 -> reproduces. (c): 0.5: HERON 80, 82 -> 81 (s.e. 1), CSE 90; 1: HERON 90,
+        # CSE 91: noise 1, t = max(3, 2.83) = 3; d = 90 - 81 = 9 > 6 -> does not reproduce; combined: does not.
+        ({2: 90.0, 3: 91.0}, {(0.5, "heron_sfl"): (80.0, 82.0), (0.5, "sfl_aux"): (90.0, 90.0),
+                              (1.0, "heron_sfl"): (90.0, 90.0), (1.0, "sfl_aux"): (91.0, 91.0)},
+         "does not reproduce", "largest gap 9.0 points"),
+        # clients 90, 91 and (c) as the first case: every panel reproduces -> reproduces.
+        ({2: 90.0, 3: 91.0}, {(0.5, "heron_sfl"): (90.0, 90.0), (0.5, "sfl_aux"): (91.0, 91.0),
+                              (1.0, "heron_sfl"): (91.0, 91.0), (1.0, "sfl_aux"): (91.0, 91.0)},
+         "reproduces", "HERON-SFL's spread 1.0"),
+    ],
+)  # fmt: skip
+def test_fig3_judge_on_hand_made_rows(
+    counts: dict[int, float], part: dict[tuple[float, str], tuple[float, float]], verdict: str, said: str
+) -> None:
+    vals = dict(ALPHA)
+    for m, v in counts.items():
         for a in ("heron_sfl", "sfl_aux", "sfl_v2"):
             vals[("clients", m, a)] = (v, v)
+    for (f, a), vs in part.items():
+        vals[("fraction", f, a)] = vs
     finding, numbers = fig3.judge(fig3.SCALES["tiny"], fig3_rows(vals))
-    assert finding.verdict == "does not reproduce"
+    assert finding.verdict == verdict
+    assert said in finding.sentence and "comparable" in finding.sentence
     assert numbers["alpha"]["0.1"]["heron_sfl"] == [91.0, pytest.approx(1.0)]
-    assert numbers["clients"]["3"]["sfl_v2"] == [90.0, 0.0]
-    assert "comparable" in finding.sentence and "spread 10.0 points" in finding.sentence
+    assert numbers["clients"]["3"]["sfl_v2"] == [counts[3], 0.0]
+    # panel (c) holds HERON-SFL and CSE-FSL only, keyed by the fraction
+    assert set(numbers["fraction"]) == {"0.5", "1"} and set(numbers["fraction"]["1"]) == {"heron_sfl", "sfl_aux"}
+    h = part[(0.5, "heron_sfl")]
+    assert numbers["fraction"]["0.5"]["heron_sfl"][0] == pytest.approx((h[0] + h[1]) / 2)
 
 
 def test_fig3_plan_varies_what_the_paper_varies() -> None:
     cells = fig3.plan(fig3.SCALES["small"], "cpu")
-    assert len(cells) == (3 + 3) * 3 * 3  # (alphas + client counts) x algorithms x seeds
+    # (alphas + client counts) x 3 algorithms x seeds, and panel (c): 3 values of n x 2 algorithms x seeds
+    assert len(cells) == (3 + 3) * 3 * 3 + 3 * 2 * 3
     alpha = [c for c in cells if c.labels["panel"] == "alpha"]
     # line 240: ten clients, full participation, Dirichlet alpha varied
     assert {c.params["clients"] for c in alpha} == {10}
@@ -108,16 +172,48 @@ def test_fig3_plan_varies_what_the_paper_varies() -> None:
     assert {c.labels["algorithm"] for c in cells} == {"heron_sfl", "sfl_aux", "sfl_v2"}
 
 
+def test_fig3_plan_panel_c_partial_participation() -> None:
+    cells = fig3.plan(fig3.SCALES["small"], "cpu")
+    part = [c for c in cells if c.labels["panel"] == "fraction"]
+    # line 248: 10 IID clients; sfl_v2 has no partial participation, so HERON-SFL and CSE-FSL only
+    assert {(c.params["partition"], c.params["clients"]) for c in part} == {("iid", 10)}
+    assert {c.labels["algorithm"] for c in part} == {"heron_sfl", "sfl_aux"}
+    assert sorted({c.labels["n"] for c in part}) == [0, 2, 5]
+    assert sorted({c.labels["x"] for c in part}) == [0.2, 0.5, 1.0]  # 2/10, 5/10, all
+    assert {c.labels["seed"] for c in part} == {0, 1, 2}
+    for c in part:
+        if c.labels["n"] > 0:
+            assert c.params["n"] == c.labels["n"]
+            # the same draw for both: a subset, uniformly without replacement (heron_sfl's only draw)
+            assert c.params.get("sampling", "without_replacement") == "without_replacement"
+    # full participation is panel (b)'s 10-client cell, parameter for parameter: the sweep store runs it once
+    full = {(c.labels["algorithm"], c.labels["seed"]): dict(c.params) for c in part if c.labels["n"] == 0}
+    ten = {(c.labels["algorithm"], c.labels["seed"]): dict(c.params)
+           for c in cells if c.labels["panel"] == "clients" and c.labels["x"] == 10}  # fmt: skip
+    assert full == {k: v for k, v in ten.items() if k[0] != "sfl_v2"}
+    # the same step sizes as the other panels: a partial cell differs from the full one only in n (and sampling)
+    for c in part:
+        rest = {k: v for k, v in c.params.items() if k not in ("n", "sampling")}
+        assert rest == {k: v for k, v in full[(c.labels["algorithm"], c.labels["seed"])].items() if k != "n"}
+    # distinct runs: 72 cells less the 2 x 3 shared full-participation cells = 66 (the substitution's count)
+    assert len({json.dumps(c.params, sort_keys=True) for c in cells}) == 72 - 6
+    assert "66 runs" in fig3.SCALES["small"].substitution
+
+
 def test_fig3_tiny_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(registry.EXPERIMENTS, fig3.EXPERIMENT.id, fig3.EXPERIMENT)
     [o] = reproduce(Request(ids=(fig3.EXPERIMENT.id,), scale="tiny", workers=1, out=str(tmp_path)))
-    # (1 alpha + 2 client counts) x 3 algorithms x 1 seed; no theory run (no result analyses these algorithms)
-    assert (o.runs_before, o.runs_now, o.failed) == (0, 9, 0)
+    # (1 alpha + 2 client counts) x 3 algorithms x 1 seed = 9, and panel (c) n = 1 of 2 clients x 2 algorithms = 2
+    # (its n = 0 cells are panel (b)'s 2-client cells, run once); no theory run (no result analyses these algorithms)
+    assert (o.runs_before, o.runs_now, o.failed) == (0, 11, 0)
     assert o.finding.verdict in VERDICTS
     folder = tmp_path / "heron_sfl__fig3"
     assert (folder / "tiny.png").stat().st_size > 10_000
     rows = json.loads((folder / "tiny.json").read_text())["rows"]
-    assert len(rows) == 9 and all(r["status"] == "ok" and 0.0 <= r["acc"] <= 100.0 for r in rows)
+    assert len(rows) == 9 + 2 * 2 and all(r["status"] == "ok" and 0.0 <= r["acc"] <= 100.0 for r in rows)
+    assert {(r["x"], r["algorithm"]) for r in rows if r["panel"] == "fraction"} == {
+        (x, a) for x in (0.5, 1.0) for a in ("heron_sfl", "sfl_aux")
+    }
 
 
 def test_fig4_caption_and_text_lines() -> None:
