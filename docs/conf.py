@@ -26,7 +26,15 @@ copyright = "2026, the sfltheory developers"
 extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax"]
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
-exclude_patterns = ["_build", "CATALOGUE.md", "ERRATA.md", "VOCABULARY.md", "ALGORITHMS.md", "SEEDS.md", "figures/README.md"]
+exclude_patterns = [
+    "_build",
+    "CATALOGUE.md",
+    "ERRATA.md",
+    "VOCABULARY.md",
+    "ALGORITHMS.md",
+    "SEEDS.md",
+    "figures/README.md",
+]
 html_theme = "furo"
 html_title = "sfltheory"
 suppress_warnings = ["myst.header"]  # generated reference pages start at a level-2 heading under their title
