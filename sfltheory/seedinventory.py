@@ -48,6 +48,7 @@ class Item:
         return "in part" if self.note else "regenerated"
 
 
+ONE_DATA = "one data set (Fashion-MNIST at the paper scale, digits at the small) for the paper's three"
 LLM = "language-model fine-tuning (OPT / GPT-2 with LoRA) is not in the trainer"
 INVENTORY: tuple[Item, ...] = (
     Item(paper="mu_splitfed", label="Figure 1", line=63, kind="diagram", holds="overview of MU-SplitFed"),
@@ -56,21 +57,16 @@ INVENTORY: tuple[Item, ...] = (
     Item(paper="mu_splitfed", label="Figure 2", line=214, kind="experiment",
          holds="accuracy against wall-clock time under stragglers", made_by=("mu_splitfed/fig2",)),
     Item(paper="mu_splitfed", label="Figure 3", line=219, kind="experiment",
-         holds="rounds to 85 % against tau and the cut layer (OPT-1.3B)", made_by=("mu_splitfed/fig3",),
-         note="a digits MLP stands for OPT-1.3B"),
+         holds="rounds to 85 % against tau and the cut layer (OPT-1.3B)", made_by=("mu_splitfed/fig3",)),
     Item(paper="mu_splitfed", label="Figure 4", line=224, kind="experiment",
-         holds="client peak memory of FedAvg, FedLoRA and MU-SplitFed (OPT-1.3B)", made_by=("mu_splitfed/fig4",),
-         note="one update of an OPT-1.3B-shaped decoder measured on the meta device (tensor storage only); the "
-         "paper's precision, batch and cut are not stated"),
+         holds="client peak memory of FedAvg, FedLoRA and MU-SplitFed (OPT-1.3B)", made_by=("mu_splitfed/fig4",)),
     Item(paper="mu_splitfed", label="Table 2", line=306, kind="theory", holds="communication complexity",
          made_by=("mu_table2", "seed_mu_table2")),
     Item(paper="mu_splitfed", label="Table 3", line=326, kind="notation", holds="notations"),
     Item(paper="mu_splitfed", label="Table 4", line=916, kind="experiment",
-         holds="rounds to 85 % for 5 cuts x tau = 1..6 (MU-Split)", made_by=("mu_splitfed/fig3",),
-         note="a digits MLP stands for OPT-1.3B"),
+         holds="rounds to 85 % for 5 cuts x tau = 1..6 (MU-Split)", made_by=("mu_splitfed/fig3",)),
     Item(paper="mu_splitfed", label="Table 5", line=923, kind="experiment",
-         holds="final accuracy for 5 cuts x tau = 1..6 (MU-Split)", made_by=("mu_splitfed/fig3",),
-         note="a digits MLP stands for OPT-1.3B"),
+         holds="final accuracy for 5 cuts x tau = 1..6 (MU-Split)", made_by=("mu_splitfed/fig3",)),
     Item(paper="mu_splitfed", label="Table 6", line=933, kind="settings",
          holds="hyper-parameters (the trainer's defaults for mu_splitfed)"),
     Item(paper="heron_sfl", label="Figure 1", line=80, kind="diagram", holds="the HERON-SFL algorithm"),
@@ -93,7 +89,7 @@ INVENTORY: tuple[Item, ...] = (
          holds="GPT-2 Medium: final loss against the auxiliary model's size", note=LLM),
     Item(paper="heron_sfl", label="Figure 7", line=606, kind="experiment",
          holds="Hessian eigenvalue spectrum of a custom ResNet (the low effective rank assumed)",
-         made_by=("heron_sfl/fig7",), note="an MLP on digits for the custom ResNet on CIFAR-10 at the small scale"),
+         made_by=("heron_sfl/fig7",)),
     Item(paper="sl_noniid", label="Figure 1", line=19, kind="theory",
          holds="one round of FL and SL, 2 clients, 2 steps, IID and non-IID", made_by=("seed_sl_fig1",)),
     Item(paper="sl_noniid", label="Table 1", line=154, kind="theory", holds="FL against SL bounds and R_eps",
@@ -114,19 +110,19 @@ INVENTORY: tuple[Item, ...] = (
     Item(paper="sl_noniid", label="Table 6", line=390, kind="theory", holds="summary of the SL theories",
          made_by=("sl_table6",)),
     Item(paper="sl_noniid", label="Figure 5", line=756, kind="experiment", holds="effect of heterogeneity (3 data)",
-         made_by=("sl_noniid/fig2",), note="one data set at the small scale (digits) for the paper's three"),
+         made_by=("sl_noniid/fig2",), note=ONE_DATA),
     Item(paper="sl_noniid", label="Figure 6", line=762, kind="experiment", holds="effect of K (3 data)",
-         made_by=("sl_noniid/fig2",), note="one data set at the small scale (digits) for the paper's three"),
+         made_by=("sl_noniid/fig2",), note=ONE_DATA),
     Item(paper="sl_noniid", label="Figure 7", line=772, kind="experiment", holds="eta_g x eta_l grid (3 data)",
-         made_by=("sl_noniid/fig2",), note="one data set at the small scale (digits) for the paper's three"),
+         made_by=("sl_noniid/fig2",), note=ONE_DATA),
     Item(paper="sl_noniid", label="Table 7", line=774, kind="experiment", holds="FL and SL per learning rate, MNIST",
-         made_by=("sl_noniid/tables7-9",), note="digits for MNIST at the small scale"),
+         made_by=("sl_noniid/tables7-9",),
+         note="MNIST is not a data set of the trainer: Table 8's setting (Fashion-MNIST) stands for it"),
     Item(paper="sl_noniid", label="Table 8", line=793, kind="experiment",
-         holds="FL and SL per learning rate, Fashion-MNIST", made_by=("sl_noniid/tables7-9",),
-         note="digits for Fashion-MNIST at the small scale"),
+         holds="FL and SL per learning rate, Fashion-MNIST", made_by=("sl_noniid/tables7-9",)),
     Item(paper="sl_noniid", label="Table 9", line=812, kind="experiment",
          holds="FL and SL per learning rate, CIFAR-10", made_by=("sl_noniid/tables7-9",),
-         note="digits for CIFAR-10 at the small scale"),
+         note="VGG-11 on CIFAR-10 is not among the experiment's scales: Table 8's setting stands for it"),
     Item(paper="cut_layer", label="Figure 1", line=17, kind="diagram", holds="distributed learning architectures"),
     Item(paper="cut_layer", label="Table 1", line=151, kind="settings",
          holds="data sets, models, clients, rounds (cut_layer/tables3-4's paper scale)"),
@@ -159,7 +155,10 @@ def markdown() -> str:
         "",
         "Generated from `sfltheory/seedinventory.py` by `python -m sfltheory.mainjob --docs docs`; do not edit by "
         "hand. *Made by* names an entry of `sfltheory figs --list`: a seed theory table (`sfltheory tables NAME`), "
-        "a seed theory figure (`sfltheory figs NAME`) or a reproduced experiment (`sfltheory reproduce ID`).",
+        "a seed theory figure (`sfltheory figs NAME`) or a reproduced experiment (`sfltheory reproduce ID`). An "
+        "experiment is *regenerated* when it is re-run at a scale this CPU affords, with the substitutions its "
+        "caption states, and at the paper's own setting for a GPU (`--scale paper`); *in part* when part of what "
+        "the paper shows is not made, said in the note.",
     ]
     for key, seed in SEEDS.items():
         out += ["", f"## `{key}` (seed `{seed}`)", "", "| item | line | kind | holds | made by | status |",
