@@ -25,7 +25,8 @@ def paper_client() -> tuple[nn.Module, nn.Module, torch.Tensor, torch.Tensor]:
         block = next(iter(m.get_submodule("layer1").children()))
         client = nn.Sequential(m.get_submodule("stem"), block.get_submodule("conv1"), block.get_submodule("bn1"))
         head = nn.Sequential(nn.Flatten(), nn.Linear(64 * 32 * 32, 10))
-        return client, head, torch.empty(256, 3, 32, 32), torch.zeros(256, dtype=torch.long)
+        x = torch.empty(256, 3, 32, 32, device="meta")
+        return client, head, x, torch.zeros(256, dtype=torch.long, device="meta")
 
 
 def scale_client(scale: Scale) -> tuple[nn.Module, nn.Module, torch.Tensor, torch.Tensor] | None:
@@ -41,7 +42,8 @@ def scale_client(scale: Scale) -> tuple[nn.Module, nn.Module, torch.Tensor, torc
             return None
         client = nn.Sequential(nn.Flatten(), fc1, nn.ReLU())
         head = nn.Linear(fc1.out_features, 10)
-        return client, head, torch.empty(scale.batch, *scale.input_shape), torch.zeros(scale.batch, dtype=torch.long)
+        x = torch.empty(scale.batch, *scale.input_shape, device="meta")
+        return client, head, x, torch.zeros(scale.batch, dtype=torch.long, device="meta")
 
 
 def costs(

@@ -72,6 +72,7 @@ class ClientForward:
         self.module = module
 
     def client_forward(self, pc: Mapping[str, Tensor], x: Tensor) -> Tensor:
+        """The client part's output at parameters ``pc`` (the trainer's ``Problem.client_forward``)."""
         out: Tensor = functional_call(self.module, dict(pc), (x,))
         return out
 
@@ -117,9 +118,8 @@ def measure_all(shape: OPTShape, *, seq: int, batch: int, cuts: tuple[int, ...],
     batch ``batch`` of ``seq`` tokens, and the parameter counts (whole model, LoRA adapters, client part per cut)."""
     if not cuts or any(not isinstance(c, int) or not 1 <= c < shape.layers for c in cuts):
         raise ParameterError("cuts", f"must be integers in [1, {shape.layers - 1}] (got {cuts!r})")
-    with torch.device(device):
-        tokens = torch.zeros(batch, seq, dtype=torch.long)
-        labels = torch.zeros(batch, dtype=torch.long)
+    tokens = torch.zeros(batch, seq, dtype=torch.long, device=device)
+    labels = torch.zeros(batch, dtype=torch.long, device=device)
     model = build(shape, dtype=dtype, device=device)
     out: dict[str, Any] = {"fedavg": peak_bytes(first_order_update, model, (tokens, labels))}
     lora = add_lora(copy.deepcopy(model), LORA_RANK)

@@ -72,12 +72,17 @@ class LoRALinear(nn.Module):
         super().__init__()
         self.base = base
         self.base.requires_grad_(False)
-        self.lora_a = nn.Parameter(torch.empty(rank, base.in_features, dtype=base.weight.dtype))
-        self.lora_b = nn.Parameter(torch.zeros(base.out_features, rank, dtype=base.weight.dtype))
+        self.lora_a = nn.Parameter(
+            torch.empty(rank, base.in_features, dtype=base.weight.dtype, device=base.weight.device)
+        )
+        self.lora_b = nn.Parameter(
+            torch.zeros(base.out_features, rank, dtype=base.weight.dtype, device=base.weight.device)
+        )
         if self.lora_a.device.type != "meta":
             nn.init.kaiming_uniform_(self.lora_a, a=math.sqrt(5))
 
     def forward(self, x: Tensor) -> Tensor:
+        """``base(x) + x A^T B^T``."""
         return self.base(x) + F.linear(F.linear(x, self.lora_a), self.lora_b)
 
 
@@ -91,6 +96,7 @@ class Attention(nn.Module):
         self.v_proj, self.out_proj = nn.Linear(d, d), nn.Linear(d, d)
 
     def forward(self, x: Tensor) -> Tensor:
+        """Causal multi-head self-attention of ``x`` (batch, sequence, width); the score matrix is materialised."""
         b, s, d = x.shape
         h = self.heads
 
@@ -116,6 +122,7 @@ class DecoderLayer(nn.Module):
         self.fc1, self.fc2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
 
     def forward(self, x: Tensor) -> Tensor:
+        """A pre-norm decoder layer: attention, then the feed-forward block, each with its residual."""
         x = x + self.self_attn(self.self_attn_layer_norm(x))
         return x + self.fc2(F.relu(self.fc1(self.final_layer_norm(x))))
 
@@ -129,6 +136,7 @@ class Embeddings(nn.Module):
         self.embed_positions = nn.Embedding(shape.positions + POSITION_OFFSET, shape.d_model)
 
     def forward(self, tokens: Tensor) -> Tensor:
+        """Token embeddings plus learned positions (OPT's offset)."""
         pos = torch.arange(tokens.shape[1], device=tokens.device) + POSITION_OFFSET
         return self.embed_tokens(tokens) + self.embed_positions(pos)
 
@@ -144,6 +152,7 @@ class DecoderLM(nn.Module):
         self.final_layer_norm = nn.LayerNorm(shape.d_model)
 
     def forward(self, tokens: Tensor) -> Tensor:
+        """The logits of the tied LM head at the last position (the prompt classifier of mu_splitfed_fig4)."""
         x = self.embeddings(tokens)
         for layer in self.layers:
             x = layer(x)
