@@ -156,7 +156,7 @@ def participation_finding(heron: Mapping[float, float], cse: Mapping[float, floa
                           tie: float = TIE_POINTS) -> Finding:  # fmt: skip
     """Line 248's claim: the mean final accuracy (%) of HERON-SFL (``heron``) and CSE-FSL (``cse``) per fraction of
     clients per round; ``noise`` the largest standard error over seeds of one such mean. With
-    ``t = max(tie, 2 sqrt(2) noise)``, ``d`` the largest gap |HERON-SFL - CSE-FSL| over the fractions ("closely
+    ``t = max(tie, 2 sqrt(2) noise)``, ``d`` the largest absolute gap HERON-SFL - CSE-FSL over the fractions ("closely
     tracks first-order SFL baselines": two-sided, a curve far above does not track either) and ``s`` HERON-SFL's
     spread across the fractions ("remains stable across a wide range of participation ratios"; two-sided):
 

@@ -26,7 +26,7 @@ variant) on CIFAR-10.
 Step size (probe on seed 0, 600 steps of batch 32, train / test accuracy %): SGD step 0.03 gave 89.7 / 91.4, 0.1
 96.8 / 95.8, 0.3 98.2 / 97.8, 1.0 18.1 / 16.9 (diverging); 0.3 is taken. Measured on seed 0 at the small scale (5
 probes x 64 Lanczos steps, Hutch++ with 20 products for kappa; float32): after training 97.1% of the spectral mass
-within 1% of max |lambda| (standard error over probes 0.08%; lambda in [-0.152, 2.88]), at initialisation 79.2%
+within 1% of max abs(lambda) (standard error over probes 0.08%; lambda in [-0.152, 2.88]), at initialisation 79.2%
 (lambda in [-0.267, 0.333]); kappa 6.1 after training (kappa/d = 6.8e-4), 4.3 at initialisation; train / test
 accuracy 98.2 / 97.8%. The whole small scale (``/usr/bin/time``, one process, the runner included) took 15 s wall and
 21 CPU-s on the 2-core CPU when it was quiet, 70 s wall and 73 CPU-s while four others shared it.
@@ -91,7 +91,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
 def concentration_finding(share: float, se: float, *, train_acc: float = 100.0, kappa_over_d: float = math.nan,
                           reproduces: float = REPRODUCES, fails: float = FAILS) -> Finding:  # fmt: skip
     """Line 601's claim: ``share`` = the mean over probes of the SLQ weight within :data:`FRACTION` of the largest
-    |lambda| after training, ``se`` its standard error, ``train_acc`` the final train accuracy (%). With
+    abs(lambda) after training, ``se`` its standard error, ``train_acc`` the final train accuracy (%). With
     ``lo = share - 2 se`` and ``hi = share + 2 se``:
 
     * inconclusive: a number not finite, or ``train_acc`` below :data:`TRAINED_ACC` (no trained network);
@@ -137,7 +137,7 @@ def judge(scale: Scale, rows: tuple[Mapping[str, Any], ...]) -> tuple[Finding, d
 def draw(exp: Experiment, scale: Scale, finding: Finding, numbers: Mapping[str, Any],
          rows: tuple[Mapping[str, Any], ...]) -> Any:  # fmt: skip
     """Two panels, as Fig. 7 and Ghorbani et al. draw a density (log y): at initialisation and after training,
-    the smoothed SLQ density with the band |lambda| <= 1% of max |lambda| shaded and its share of the mass in the
+    the smoothed SLQ density with the band abs(lambda) <= 1% of max abs(lambda) shaded and its share of the mass in the
     legend; the verdict above, the paper's words and the substitution below."""
     with style() as plt:
         fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.2), squeeze=False)
