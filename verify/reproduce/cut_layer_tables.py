@@ -117,10 +117,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                         "seed": seed, "record_every": scale.T, "device": device, **scale.params,
                         **(V2_PARAMS if algorithm == "sfl_v2" else {}),
                     }  # fmt: skip
-                    if scale.input_shape is not None:
-                        params["input_shape"] = list(scale.input_shape)
-                    if scale.eval_samples is not None:
-                        params["eval_samples"] = scale.eval_samples
+                    params.update(scale.data_params())
                     labels = {"algorithm": algorithm, "partition": partition, "cut": cut, "seed": seed}
                     cells.append(Cell(labels=labels, params=params))
     return tuple(cells)

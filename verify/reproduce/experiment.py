@@ -46,6 +46,16 @@ class Scale:
     eval_samples: int | None = None
     substitution: str = ""
 
+    def data_params(self) -> dict[str, Any]:
+        """The train parameters every run of this scale carries for its data: ``input_shape`` (a flat data set's
+        sample shape) and ``eval_samples`` where the scale sets them."""
+        out: dict[str, Any] = {}
+        if self.input_shape is not None:
+            out["input_shape"] = list(self.input_shape)
+        if self.eval_samples is not None:
+            out["eval_samples"] = self.eval_samples
+        return out
+
 
 @dataclass(frozen=True, kw_only=True)
 class Cell:

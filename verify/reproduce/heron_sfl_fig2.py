@@ -39,7 +39,7 @@ import numpy as np
 from sfltheory.plotting import PALETTE, footnote, style
 
 from .experiment import Cell, Experiment, Finding, Quote, Scale
-from .verdicts import COMBINED, combine
+from .verdicts import COMBINED, combine, mean_se
 
 SEED = "001_e8dcbf2a405221d7.txt"
 ALGORITHMS = ("heron_sfl", "sfl_aux", "sfl_v2")
@@ -102,10 +102,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                     "seed": seed, "record_every": max(1, scale.T // 40), "device": device,
                     **scale.params[algorithm],
                 }  # fmt: skip
-                if scale.input_shape is not None:
-                    params["input_shape"] = list(scale.input_shape)
-                if scale.eval_samples is not None:
-                    params["eval_samples"] = scale.eval_samples
+                params.update(scale.data_params())
                 labels = {"algorithm": algorithm, "partition": partition, "seed": seed}
                 cells.append(Cell(labels=labels, params=params))
     return tuple(cells)
@@ -154,11 +151,7 @@ def mean_curve(runs: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
 
 def _final(rows: list[Mapping[str, Any]]) -> tuple[float, float]:
     """The mean final accuracy (%) of ``rows`` (NaN when one is missing) and its standard error (0 with one)."""
-    accs = [float(r["acc"]) if r.get("acc") is not None else math.nan for r in rows]
-    if not accs or any(not math.isfinite(a) for a in accs):
-        return math.nan, 0.0
-    se = float(np.std(accs, ddof=1)) / math.sqrt(len(accs)) if len(accs) > 1 else 0.0
-    return float(np.mean(accs)), se
+    return mean_se([r.get("acc") for r in rows])
 
 
 def judge(scale: Scale, rows: tuple[Mapping[str, Any], ...]) -> tuple[Finding, dict[str, Any]]:

@@ -32,16 +32,14 @@ fractions within it); all combined (:func:`verify.reproduce.verdicts.combine`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
-
-import numpy as np
 
 from sfltheory.plotting import PALETTE, footnote, style
 
 from .experiment import Cell, Experiment, Finding, Quote, Scale
 from .heron_sfl_fig2 import ALGORITHMS, LABELS, PAPER_SCALE, SEED, SMALL, TIE_POINTS, comparable_finding
-from .verdicts import COMBINED, combine
+from .verdicts import COMBINED, combine, mean_se
 
 PANELS = {"alpha": "(a) data heterogeneity, 10 clients", "clients": "(b) number of clients, IID",
           "fraction": "(c) partial participation, IID"}  # fmt: skip
@@ -120,8 +118,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                     params["n"] = n
                     if algorithm == "sfl_aux":  # heron_sfl's draw: a subset (sfl_aux's default repeats clients)
                         params["sampling"] = "without_replacement"
-                if scale.input_shape is not None:
-                    params["input_shape"] = list(scale.input_shape)
+                params.update(scale.data_params())
                 labels = {"panel": panel, "x": x, "algorithm": algorithm, "partition": partition,
                           "clients": clients, "n": n, "seed": seed}  # fmt: skip
                 cells.append(Cell(labels=labels, params=params))
@@ -143,10 +140,18 @@ def scaling_finding(acc: Mapping[int, float], *, noise: float = 0.0, tie: float 
     s = max(acc.values()) - min(acc.values())
     said = (f"HERON-SFL {', '.join(f'{v:.1f}%' for v in acc.values())} with "
             f"{', '.join(str(m) for m in acc)} clients: spread {s:.1f} points (tolerance {t:.1f})")  # fmt: skip
+    return spread_finding(s, t, said, ok="nearly identical as the federation expands",
+                          bad="not the same as the federation expands")  # fmt: skip
+
+
+def spread_finding(s: float, t: float, said: str, *, ok: str, bad: str) -> Finding:
+    """A spread ``s`` (points) judged against the tolerance ``t``: beyond 2t does not reproduce (``bad``); within
+    t reproduces (``ok``) when t is at most :data:`MAX_TOLERANCE`, else the seeds disagree too much to say;
+    inconclusive in between. ``said``: the numbers, the sentence's start."""
     if s > 2.0 * t:
-        return Finding(verdict="does not reproduce", sentence=f"{said}: not the same as the federation expands")
+        return Finding(verdict="does not reproduce", sentence=f"{said}: {bad}")
     if s <= t <= MAX_TOLERANCE:
-        return Finding(verdict="reproduces", sentence=f"{said}: nearly identical as the federation expands")
+        return Finding(verdict="reproduces", sentence=f"{said}: {ok}")
     if s <= t:
         return Finding(verdict="inconclusive", sentence=f"{said}: the seeds disagree by more than {MAX_TOLERANCE:g}")
     return Finding(verdict="inconclusive", sentence=f"{said}: above the tolerance, not clearly")
@@ -184,16 +189,6 @@ def participation_finding(heron: Mapping[float, float], cse: Mapping[float, floa
     if d <= t and s <= t:
         return Finding(verdict="inconclusive", sentence=f"{said}: the seeds disagree by more than {MAX_TOLERANCE:g}")
     return Finding(verdict="inconclusive", sentence=f"{said}: above the tolerance, not clearly")
-
-
-def mean_se(values: Sequence[float | None]) -> tuple[float, float]:
-    """The mean of ``values`` (accuracies, %; NaN when one is missing or not finite) and its standard error over the
-    seeds (std with ddof 1 over sqrt n; 0 with one value)."""
-    accs = [float(v) if v is not None else math.nan for v in values]
-    if not accs or any(not math.isfinite(a) for a in accs):
-        return math.nan, 0.0
-    se = float(np.std(accs, ddof=1)) / math.sqrt(len(accs)) if len(accs) > 1 else 0.0
-    return float(np.mean(accs)), se
 
 
 def _json(v: float) -> float | None:
@@ -339,4 +334,5 @@ __all__ = [
     "participation_finding",
     "plan",
     "scaling_finding",
+    "spread_finding",
 ]

@@ -42,8 +42,8 @@ from sfltheory.plotting import PALETTE, footnote, style
 
 from .experiment import Cell, Experiment, Finding, Quote, Scale
 from .heron_sfl_fig2 import PAPER_SCALE, SEED, SMALL, TIE_POINTS
-from .heron_sfl_fig3 import MAX_TOLERANCE, mean_se
-from .verdicts import COMBINED, combine
+from .heron_sfl_fig3 import MAX_TOLERANCE, spread_finding
+from .verdicts import COMBINED, combine, mean_se
 
 if TYPE_CHECKING:
     from torch import nn
@@ -124,8 +124,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                     "record_every": scale.T, "device": device, "eval_samples": scale.eval_samples,
                     **scale.params["heron_sfl"], **zo,
                 }  # fmt: skip
-                if scale.input_shape is not None:
-                    params["input_shape"] = list(scale.input_shape)
+                params.update(scale.data_params())
                 labels = {"panel": panel, "x": x, "algorithm": "heron_sfl", "cut": cut, "size": size_of(cut),
                           "lam": zo["lam"], "P": zo["P"], "seed": seed}  # fmt: skip
                 cells.append(Cell(labels=labels, params=params))
@@ -157,13 +156,7 @@ def stable_finding(acc: Mapping[float, float], *, noise: float = 0.0, where: str
     s = max(acc.values()) - min(acc.values())
     said = (f"{where}: {', '.join(f'{v:.1f}%' for v in acc.values())} at mu = {', '.join(f'{k:g}' for k in acc)}, "
             f"spread {s:.1f} points (tolerance {t:.1f})")  # fmt: skip
-    if s > 2.0 * t:
-        return Finding(verdict="does not reproduce", sentence=f"{said}: not stable in mu")
-    if s <= t <= MAX_TOLERANCE:
-        return Finding(verdict="reproduces", sentence=f"{said}: stable in mu")
-    if s <= t:
-        return Finding(verdict="inconclusive", sentence=f"{said}: the seeds disagree by more than {MAX_TOLERANCE:g}")
-    return Finding(verdict="inconclusive", sentence=f"{said}: above the tolerance, not clearly")
+    return spread_finding(s, t, said, ok="stable in mu", bad="not stable in mu")
 
 
 def two_enough_finding(acc: Mapping[int, float], *, noise: float = 0.0, where: str = "", tie: float = TIE_POINTS,

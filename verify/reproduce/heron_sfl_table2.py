@@ -50,7 +50,7 @@ from sfltheory.plotting import PALETTE, footnote, style
 
 from .experiment import Cell, Experiment, Finding, Quote, Scale
 from .heron_sfl_fig2 import SMALL
-from .verdicts import COMBINED, combine
+from .verdicts import COMBINED, combine, mean_se
 
 SEED = "001_e8dcbf2a405221d7.txt"
 ALGORITHMS = ("heron_sfl", "sfl_aux", "sfl_v2", "sfl_v1")
@@ -114,10 +114,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                     "seed": seed, "record_every": scale.grid["record_every"][0], "device": device,
                     **scale.params[algorithm],
                 }  # fmt: skip
-                if scale.input_shape is not None:
-                    params["input_shape"] = list(scale.input_shape)
-                if scale.eval_samples is not None:
-                    params["eval_samples"] = scale.eval_samples
+                params.update(scale.data_params())
                 cells.append(Cell(labels={"algorithm": algorithm, "partition": partition, "seed": seed},
                                   params=params))  # fmt: skip
     return tuple(cells)
@@ -196,14 +193,6 @@ def comm_finding(comm: Mapping[str, float], *, noise: float = 0.0, rel: float = 
     return Finding(verdict="inconclusive", sentence=f"{said}: not clearly among the most efficient, nor clearly not")
 
 
-def _mean_se(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and standard error (0 with one value); NaN mean when any is not finite."""
-    if not values or any(not math.isfinite(v) for v in values):
-        return math.nan, 0.0
-    se = float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-    return float(np.mean(values)), se
-
-
 def comm_curve(runs: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
     """Mean over ``runs`` of test accuracy (%) and bytes (MB, up + down) record by record (the shortest's length)."""
     done = [r for r in runs if r.get("test_acc_recorded") and r.get("bytes_up_recorded")]
@@ -247,7 +236,7 @@ def judge(scale: Scale, rows: tuple[Mapping[str, Any], ...]) -> tuple[Finding, d
     for a in ALGORITHMS:
         runs = [r for r in rows if r["algorithm"] == a]
         b = [bytes_to_target(r) for r in runs]
-        comm[a], ses[a] = _mean_se(b)
+        comm[a], ses[a] = mean_se(b)
         reached[a] = sum(1 for v in b if math.isfinite(v))
         curves[a] = comm_curve(runs)
     noise = max(ses.values()) if ses else 0.0

@@ -77,10 +77,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                 "record_every": max(1, scale.T // 40), "device": device, "tau": tau,
                 "client_time": client_times(scale.clients), "server_step": SERVER_STEP, **scale.params,
             }  # fmt: skip
-            if scale.input_shape is not None:
-                params["input_shape"] = list(scale.input_shape)
-            if scale.eval_samples is not None:
-                params["eval_samples"] = scale.eval_samples
+            params.update(scale.data_params())
             cells.append(Cell(labels={"algorithm": "mu_splitfed", "tau": tau, "seed": seed}, params=params))
     return tuple(cells)
 

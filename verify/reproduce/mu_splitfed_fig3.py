@@ -57,7 +57,7 @@ import numpy as np
 from sfltheory.plotting import PALETTE, footnote, style
 
 from .experiment import Cell, Experiment, Finding, Quote, Scale
-from .verdicts import combine
+from .verdicts import combine, standard_error
 
 SEED = "000_0fb66116fc20c956.txt"
 BLOCKS = 4  # fc1..fc4 of the pre-trained MLP (verify.reproduce.pretrained.HIDDEN has three hidden widths)
@@ -112,10 +112,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                 "T": scale.T, "batch": scale.batch, "seed": seed, "record_every": max(1, scale.T // 40),
                 "device": device, "tau": tau, **scale.params,
             }  # fmt: skip
-            if scale.input_shape is not None:
-                params["input_shape"] = list(scale.input_shape)
-            if scale.eval_samples is not None:
-                params["eval_samples"] = scale.eval_samples
+            params.update(scale.data_params())
             cells.append(Cell(labels={"algorithm": "mu_split", "cut": cut, "tau": tau, "seed": seed}, params=params))
     return tuple(cells)
 
@@ -253,7 +250,7 @@ def rounds_of(rows: Sequence[Mapping[str, Any]], T: int) -> Rounds:
     (:func:`rounds_to`; never: T), their mean and standard error; reached when every seed crossed and finished."""
     hit = [rounds_to(r.get("test_acc_recorded") or []) for r in rows]
     vals = [float(T) if h is None else float(h) for h in hit]
-    se = float(np.std(vals, ddof=1)) / math.sqrt(len(vals)) if len(vals) > 1 else 0.0
+    se = standard_error(vals)
     ok = all(h is not None for h in hit) and all(r.get("acc") is not None for r in rows)
     return Rounds(mean=float(np.mean(vals)), se=se, reached=ok)
 

@@ -81,10 +81,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                 "clients": scale.clients, "T": scale.T, "batch": scale.batch, "seed": seed, "record_every": scale.T,
                 "device": device, "tau": tau, **scale.params,
             }  # fmt: skip
-            if scale.input_shape is not None:
-                params["input_shape"] = list(scale.input_shape)
-            if scale.eval_samples is not None:
-                params["eval_samples"] = scale.eval_samples
+            params.update(scale.data_params())
             cells.append(Cell(labels={"algorithm": "mu_splitfed", "tau": tau, "seed": seed}, params=params))
     return tuple(cells)
 

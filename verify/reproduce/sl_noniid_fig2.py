@@ -59,7 +59,7 @@ from scipy.stats import spearmanr
 from sfltheory.plotting import PALETTE, footnote, style
 
 from .experiment import Cell, Experiment, Finding, Quote, Scale
-from .verdicts import COMBINED, combine
+from .verdicts import COMBINED, combine, mean_se
 
 SEED = "002_56e5daea794305d7.txt"
 ALGORITHM = "sl"
@@ -136,10 +136,7 @@ def _cell(scale: Scale, device: str, *, partition: str, E: int, eta_l: float, et
         "record_every": every, "device": device, "K": E * int(scale.params["steps_per_epoch"]), "eta_l": eta_l,
         "eta_g": eta_g,
     }  # fmt: skip
-    if scale.input_shape is not None:
-        params["input_shape"] = list(scale.input_shape)
-    if scale.eval_samples is not None:
-        params["eval_samples"] = scale.eval_samples
+    params.update(scale.data_params())
     return params
 
 
@@ -341,14 +338,6 @@ def run_loss(row: Mapping[str, Any]) -> float:
     return late_mean(row.get("loss_recorded") or [], LOSS_SHARE)
 
 
-def _stats(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and standard error (0 with one value) of ``values``; NaN when empty or one is not finite."""
-    if not values or any(not math.isfinite(v) for v in values):
-        return math.nan, 0.0
-    se = float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-    return float(np.mean(values)), se
-
-
 def _curve(runs: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
     """The mean recorded loss over ``runs``, record by record (cut to the shortest)."""
     done = [r["loss_recorded"] for r in runs if r.get("loss_recorded")]
@@ -364,7 +353,7 @@ def _loss_stats(rows: tuple[Mapping[str, Any], ...], panel: str, key: str,
     """The runs of ``panel`` whose ``key`` is ``value``: the mean and standard error over seeds of their late loss
     (:data:`LOSS_SHARE` of the rounds) and their mean curve."""
     runs = [r for r in rows if r["panel"] == panel and r[key] == value]
-    m, se = _stats([run_loss(r) for r in runs])
+    m, se = mean_se([run_loss(r) for r in runs])
     return m, se, _curve(runs)
 
 
@@ -393,7 +382,7 @@ def judge(scale: Scale, rows: tuple[Mapping[str, Any], ...]) -> tuple[Finding, d
     for g in scale.grid["eta_g"]:
         for lr in scale.grid["eta_l"]:
             runs = [r for r in rows if r["panel"] == "c" and r["eta_g"] == g and r["eta_l"] == lr]
-            m, se = _stats([cell_accuracy(r) for r in runs])
+            m, se = mean_se([cell_accuracy(r) for r in runs])
             cells[(float(g), float(lr))] = m
             ses_c[(float(g), float(lr))] = se
             if any(diverged(r) for r in runs):

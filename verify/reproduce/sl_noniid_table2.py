@@ -31,7 +31,7 @@ import numpy as np
 from sfltheory.plotting import PALETTE, footnote, style
 
 from .experiment import Cell, Experiment, Finding, Quote, Scale
-from .verdicts import COMBINED, combine
+from .verdicts import COMBINED, combine, standard_error
 
 SEED = "002_56e5daea794305d7.txt"
 ALGORITHMS = {"fedavg": "FL", "sl": "SL"}
@@ -105,10 +105,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                         "seed": seed, "record_every": max(1, T // 2), "device": device, "K": K, "eta_l": lr,
                         **scale.params,
                     }  # fmt: skip
-                    if scale.input_shape is not None:
-                        params["input_shape"] = list(scale.input_shape)
-                    if scale.eval_samples is not None:
-                        params["eval_samples"] = scale.eval_samples
+                    params.update(scale.data_params())
                     labels = {"algorithm": algorithm, "partition": partition, "E": E, "K": K, "seed": seed}
                     cells.append(Cell(labels=labels, params=params))
     return tuple(cells)
@@ -136,8 +133,7 @@ def _mean(rows: tuple[Mapping[str, Any], ...], a: str, p: str, E: int) -> tuple[
             if r["algorithm"] == a and r["partition"] == p and r["E"] == E]  # fmt: skip
     if not accs:
         return math.nan, 0.0
-    se = float(np.std(accs, ddof=1)) / math.sqrt(len(accs)) if len(accs) > 1 else 0.0
-    return float(np.mean(accs)), se
+    return float(np.mean(accs)), standard_error(accs)
 
 
 def rise(rows: tuple[Mapping[str, Any], ...], a: str, p: str, E: int) -> float:

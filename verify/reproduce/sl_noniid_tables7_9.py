@@ -43,7 +43,7 @@ import numpy as np
 from sfltheory.plotting import footnote, style
 
 from .experiment import Cell, Experiment, Finding, Quote, Scale
-from .verdicts import combine
+from .verdicts import combine, standard_error
 
 SEED = "002_56e5daea794305d7.txt"
 ALGORITHMS = {"fedavg": "FL", "sl": "SL"}
@@ -231,10 +231,7 @@ def plan(scale: Scale, device: str) -> tuple[Cell, ...]:
                             "batch": scale.batch, "seed": seed, "record_every": max(1, T // 2), "device": device,
                             "K": K, "eta_l": lr, **scale.params,
                         }  # fmt: skip
-                        if scale.input_shape is not None:
-                            params["input_shape"] = list(scale.input_shape)
-                        if scale.eval_samples is not None:
-                            params["eval_samples"] = scale.eval_samples
+                        params.update(scale.data_params())
                         labels = {"algorithm": algorithm, "partition": partition, "E": E, "K": K, "T": T, "lr": lr,
                                   "seed": seed}  # fmt: skip
                         cells.append(Cell(labels=labels, params=params))
@@ -260,7 +257,7 @@ def lr_cell(rows: Sequence[Mapping[str, Any]]) -> LrCell:
         return LrCell(mean=math.nan)
     accs = [o[0] for o in outs if o is not None]
     died = sum(1 for o in outs if o is not None and o[1])
-    se = float(np.std(accs, ddof=1)) / math.sqrt(len(accs)) if len(accs) > 1 else 0.0
+    se = standard_error(accs)
     return LrCell(mean=float(np.mean(accs)), se=se, dead=2 * died > len(accs))
 
 

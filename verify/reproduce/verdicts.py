@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from .experiment import Finding
 
 # points of accuracy: the most SFL-V1 may vary across cuts and still be "stable" (the paper's 1.87, line 202, up)
@@ -22,6 +24,21 @@ DEPENDENT_POINTS = 3.0
 # two means differ when their gap exceeds 2 combined standard errors: 2 sqrt(se_a^2 + se_b^2) = 2 sqrt(2) se for
 # equal standard errors (the largest, ``noise``, is taken for both)
 COMBINED = 2.0 * math.sqrt(2.0)
+
+
+def standard_error(values: Sequence[float]) -> float:
+    """The standard error of the mean of ``values`` over seeds: the sample standard deviation (ddof 1) over
+    sqrt(n); 0 with one value (no spread to measure)."""
+    return float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+
+
+def mean_se(values: Sequence[float | None]) -> tuple[float, float]:
+    """The mean of ``values`` (e.g. one cell's accuracies over seeds) and its :func:`standard_error`; (NaN, 0) when
+    there is none or one is missing (None) or not finite: a diverged run leaves no mean to state."""
+    vals = [math.nan if v is None else float(v) for v in values]
+    if not vals or any(not math.isfinite(v) for v in vals):
+        return math.nan, 0.0
+    return float(np.mean(vals)), standard_error(vals)
 
 
 def spread(values: Sequence[float]) -> float:
@@ -117,4 +134,4 @@ def best_tau_finding(acc: dict[int, float], *, noise: float = 0.0, tie: float = 
 
 
 __all__ = ["COMBINED", "DEPENDENT_POINTS", "INVARIANT_POINTS", "TAU_TIE_POINTS", "best_tau_finding", "combine",
-           "cut_invariance_finding", "spread"]  # fmt: skip
+           "cut_invariance_finding", "mean_se", "spread", "standard_error"]  # fmt: skip
