@@ -32,6 +32,8 @@ from verify.models.zoo import mlp
 from verify.ops.hvp import HessianOperator
 from verify.ops.objective import Objective, pick_device
 
+from .verdicts import standard_error
+
 # the digits MLP: 64-64-64-10, 4,160 + 4,160 + 650 = 8,970 parameters (hand count), fewer than the 1,437 training
 # samples x 9 free logits = 12,933 that bound the rank of the Hessian's Gauss-Newton part: unlike ResNet-18 on
 # CIFAR-10 (11.2 M parameters against 50,000 x 9 = 450,000), no counting of ranks forces eigenvalues to zero here
@@ -128,7 +130,7 @@ def spectrum_summary(d: Density, kappa: float, kappa_se: float, fraction: float)
     probe, its mean and standard error over probes, the extreme nodes, tr(H)/d by SLQ, kappa and kappa/d, the
     grid and the density (thinned to 1,000 points for the summary)."""
     share = mass_near_zero(d, fraction)
-    se = float(np.std(share, ddof=1) / math.sqrt(len(share))) if len(share) > 1 else 0.0
+    se = standard_error(list(share))
     keep = np.linspace(0, len(d.grid) - 1, min(len(d.grid), 1000)).round().astype(int)
     return {
         "share_near_zero": round(float(np.mean(share)), 6),
